@@ -1,0 +1,39 @@
+# mediad — build, test and run on Debian. Every target installs the system packages it needs first.
+
+SWIFT ?= swift
+APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libssl-dev zlib1g-dev \
+	pkg-config ffmpeg curl
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+.PHONY: deps build release test run clean format
+
+## Installs the Debian packages that are missing (libav headers, the ffmpeg/ffprobe test oracle, …).
+deps:
+	@missing=""; for package in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## Builds everything and runs the whole test suite (unit, engine, CLI, real-world media).
+test: deps
+	$(SWIFT) build
+	MEDIAD_BIN="$$($(SWIFT) build --show-bin-path)/mediad" $(SWIFT) test
+
+## Builds the release binary and starts it on its defaults.
+run: release
+	"$$($(SWIFT) build -c release --show-bin-path)/mediad" --help
+
+format:
+	swift-format format --in-place --recursive Sources Tests Package.swift
+
+clean:
+	rm -rf .build

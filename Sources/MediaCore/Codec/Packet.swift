@@ -1,0 +1,73 @@
+import CFFmpeg
+
+/// Owns one `AVPacket`.
+public final class Packet {
+    public let pointer: UnsafeMutablePointer<AVPacket>
+
+    public init() {
+        guard let packet = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
+        pointer = packet
+    }
+
+    deinit {
+        var packet: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&packet)
+    }
+
+    /// Drops the payload and side data, keeping the allocation for reuse.
+    public func unref() { av_packet_unref(pointer) }
+
+    public var streamIndex: Int {
+        get { Int(pointer.pointee.stream_index) }
+        set { pointer.pointee.stream_index = Int32(newValue) }
+    }
+    public var pts: Int64? {
+        get { pointer.pointee.pts == mediad_nopts_value() ? nil : pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue ?? mediad_nopts_value() }
+    }
+    public var dts: Int64? {
+        get { pointer.pointee.dts == mediad_nopts_value() ? nil : pointer.pointee.dts }
+        set { pointer.pointee.dts = newValue ?? mediad_nopts_value() }
+    }
+    public var duration: Int64 {
+        get { pointer.pointee.duration }
+        set { pointer.pointee.duration = newValue }
+    }
+    public var isKeyframe: Bool {
+        get { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+        set {
+            if newValue { pointer.pointee.flags |= AV_PKT_FLAG_KEY } else { pointer.pointee.flags &= ~AV_PKT_FLAG_KEY }
+        }
+    }
+    /// Packets the demuxer wants decoded but not shown (e.g. pre-roll before an edit list start).
+    public var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
+    public var size: Int { Int(pointer.pointee.size) }
+
+    /// The payload bytes, valid until the packet changes.
+    public var data: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size))
+    }
+
+    /// Replaces the payload with a copy of `bytes`, keeping timestamps and flags.
+    public func setData(_ bytes: [UInt8]) throws {
+        let (pts, dts, duration, flags, index) = (
+            pointer.pointee.pts, pointer.pointee.dts, pointer.pointee.duration, pointer.pointee.flags,
+            pointer.pointee.stream_index
+        )
+        av_packet_unref(pointer)
+        try LibavError.check(av_new_packet(pointer, Int32(bytes.count)), "allocating a packet", code: .internalError)
+        bytes.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { pointer.pointee.data.update(from: base, count: bytes.count) }
+        }
+        pointer.pointee.pts = pts
+        pointer.pointee.dts = dts
+        pointer.pointee.duration = duration
+        pointer.pointee.flags = flags
+        pointer.pointee.stream_index = index
+    }
+
+    /// Converts timestamps and duration from one time base to another.
+    public func rescale(from source: AVRational, to target: AVRational) {
+        av_packet_rescale_ts(pointer, source, target)
+    }
+}

@@ -1,0 +1,51 @@
+/// A failure of a media job, with a stable machine-readable `code` and a message for people.
+///
+/// The code is part of the public contract: the CLI prints it, the HTTP API returns it as-is,
+/// and clients branch on it. Add codes; never rename one.
+public struct MediaError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A stable identifier such as `invalid_input`.
+    public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// An option is unknown, malformed or out of range.
+        public static let invalidOption = Code(rawValue: "invalid_option")
+        /// Options contradict each other or the input (e.g. WAV header vs explicit rate).
+        public static let conflictingOptions = Code(rawValue: "conflicting_options")
+        /// The input is not a container or stream format this job accepts.
+        public static let unsupportedFormat = Code(rawValue: "unsupported_format")
+        /// A codec the job cannot handle, or one the target container cannot carry.
+        public static let unsupportedCodec = Code(rawValue: "unsupported_codec")
+        /// The input is zero bytes long.
+        public static let emptyInput = Code(rawValue: "empty_input")
+        /// The input ends before its own structure says it should.
+        public static let truncatedInput = Code(rawValue: "truncated_input")
+        /// The input is damaged or not what it claims to be.
+        public static let invalidInput = Code(rawValue: "invalid_input")
+        /// The input has no track of the kind the job needs.
+        public static let missingStream = Code(rawValue: "missing_stream")
+        /// An H.264/H.265 stream lacks the SPS/PPS (or VPS) needed to describe it.
+        public static let missingParameterSets = Code(rawValue: "missing_parameter_sets")
+        /// Raw PCM whose length is not a whole number of sample frames.
+        public static let partialFrame = Code(rawValue: "partial_frame")
+        /// A trim window that selects nothing.
+        public static let emptySelection = Code(rawValue: "empty_selection")
+        /// Reading or writing a file failed (permissions, disk full, missing file).
+        public static let ioError = Code(rawValue: "io_error")
+        /// The job was cancelled by its caller.
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// libav failed in a way no input should cause; a bug to report.
+        public static let internalError = Code(rawValue: "internal_error")
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

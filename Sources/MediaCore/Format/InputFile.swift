@@ -1,0 +1,130 @@
+import CFFmpeg
+import Foundation
+
+/// Owns an `AVFormatContext` opened for reading one local file under an `InputPolicy`.
+///
+/// The file is opened by mediad itself (`file` protocol only) and handed to the forced demuxer as
+/// custom I/O; libav's `io_open` is replaced by one that refuses everything, so no demuxer can open
+/// a second file or a URL.
+public final class InputFile {
+    public let path: String
+    public let container: InputContainer
+    /// Size of the file in bytes when it was opened.
+    public let size: Int64
+    public let context: UnsafeMutablePointer<AVFormatContext>
+    private var io: UnsafeMutablePointer<AVIOContext>?
+
+    /// Sniffs `path` and opens it if it is one of `accepted`, else throws `unsupported_format`.
+    public convenience init(path: String, accepting accepted: [InputContainer], policy: InputPolicy = .init()) throws {
+        let container = try InputFile.classify(path: path, accepting: accepted)
+        try self.init(path: path, container: container, policy: policy)
+    }
+
+    /// Opens `path` with the demuxer of `container` forced.
+    public init(path: String, container: InputContainer, policy: InputPolicy = .init()) throws {
+        LibavLog.installCallback()
+        LibavLog.clearLastError()
+        self.path = path
+        self.container = container
+        self.size = InputFile.fileSize(path)
+
+        var io: UnsafeMutablePointer<AVIOContext>? = nil
+        let ioOptions = LibavDictionary(["protocol_whitelist": "file"])
+        try LibavError.check(
+            avio_open2(&io, "file:" + path, AVIO_FLAG_READ, nil, &ioOptions.pointer), "cannot open \(path)",
+            code: .ioError)
+        guard var context = avformat_alloc_context() else {
+            avio_closep(&io)
+            throw MediaError(.internalError, "avformat_alloc_context failed")
+        }
+        context.pointee.pb = io
+        context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        context.pointee.max_streams = policy.maxStreams
+        context.pointee.io_open = { _, _, _, _, _ in mediad_averror(EPERM) }
+
+        let options = LibavDictionary([
+            "format_whitelist": container.demuxerName,
+            "protocol_whitelist": "file",
+            "probesize": String(policy.probeSize),
+            "analyzeduration": String(policy.analyzeDuration),
+        ])
+        if container == .mp4 {
+            options.set("enable_drefs", "0")
+            options.set("use_absolute_path", "0")
+        }
+        var contextPointer: UnsafeMutablePointer<AVFormatContext>? = context
+        let demuxer = av_find_input_format(container.demuxerName)
+        let opened = avformat_open_input(&contextPointer, nil, demuxer, &options.pointer)
+        if opened < 0 {
+            avio_closep(&io)
+            throw LibavError.error(opened, "cannot read \(container.displayName) input")
+        }
+        context = contextPointer!
+        self.context = context
+        self.io = io
+    }
+
+    deinit {
+        var pointer: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&pointer)
+        avio_closep(&io)
+    }
+
+    /// Sniffs `path` and returns its container if it is one of `accepted`.
+    public static func classify(path: String, accepting accepted: [InputContainer]) throws -> InputContainer {
+        switch try InputSniffer.sniff(path: path) {
+        case .empty:
+            throw MediaError(.emptyInput, "the input file is empty")
+        case .container(let container) where accepted.contains(container):
+            return container
+        case .container(let container):
+            throw MediaError(
+                .unsupportedFormat,
+                "the input is \(container.displayName); expected \(accepted.map(\.displayName).joined(separator: ", "))")
+        case .unrecognized(let what):
+            throw MediaError(
+                .unsupportedFormat,
+                "the input is \(what), not a media format this job accepts (\(accepted.map(\.displayName).joined(separator: ", ")))"
+            )
+        }
+    }
+
+    static func fileSize(_ path: String) -> Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
+    /// Reads stream parameters that the header alone does not give.
+    public func findStreamInfo() throws {
+        try LibavError.check(avformat_find_stream_info(context, nil), "cannot read stream parameters")
+    }
+
+    public var streamCount: Int { Int(context.pointee.nb_streams) }
+
+    public func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> {
+        context.pointee.streams[index]!
+    }
+
+    public var streams: [UnsafeMutablePointer<AVStream>] { (0..<streamCount).map(stream) }
+
+    /// Reads the next packet; returns false at the end of the file.
+    public func read(into packet: Packet) throws -> Bool {
+        packet.unref()
+        let result = av_read_frame(context, packet.pointer)
+        if result == mediad_averror_eof() { return false }
+        try LibavError.check(result, "reading \(container.displayName) input")
+        return true
+    }
+
+    /// The byte offset reached so far, for progress.
+    public var position: Int64 { io.map { avio_tell($0) } ?? 0 }
+
+    /// Fraction of the file read so far, 0…1.
+    public var progress: Double { size > 0 ? min(1, max(0, Double(position) / Double(size))) : 0 }
+
+    /// Duration in seconds, if the container states one.
+    public var duration: Double? {
+        let value = context.pointee.duration
+        return value == mediad_nopts_value() || value <= 0 ? nil : Double(value) / Double(AV_TIME_BASE)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Classifies a file by its first bytes.
+///
+/// This is deliberately narrower than libav's probing: it recognises only the formats mediad accepts,
+/// by their magic numbers, so a playlist or concat list dressed up as `.mp4` is never opened as one.
+public enum InputSniffer {
+    /// What the first bytes of a file are.
+    public enum Verdict: Equatable, Sendable {
+        case container(InputContainer)
+        case empty
+        /// Not a format mediad reads; the string says what it looks like, for the error message.
+        case unrecognized(String)
+    }
+
+    /// How many leading bytes the sniffer reads.
+    public static let headLength = 64 * 1024
+
+    /// Sniffs the file at `path`.
+    public static func sniff(path: String) throws -> Verdict {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw MediaError(.ioError, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: headLength)) ?? Data()
+        return sniff(head: [UInt8](head))
+    }
+
+    /// Sniffs a file's leading bytes.
+    public static func sniff(head: [UInt8]) -> Verdict {
+        if head.isEmpty { return .empty }
+        if head.count >= 8 {
+            let boxType = String(decoding: head[4..<8], as: UTF8.self)
+            let isoBoxes: Set<String> = ["ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "styp", "sidx", "moof"]
+            if isoBoxes.contains(boxType) { return .container(.mp4) }
+        }
+        if head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return .container(.matroska) }
+        if head.starts(with: Array("FLV".utf8) + [0x01]) { return .container(.flv) }
+        if head.starts(with: [0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11]) { return .container(.asf) }
+        if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WAVE".utf8) {
+            return .container(.wav)
+        }
+        if isTransportStream(head) { return .container(.mpegts) }
+        if let adtsStart = ADTSHeader.payloadStart(skippingID3In: head) {
+            if adtsStart < head.count - 1, ADTSHeader.isSync(head, at: adtsStart) { return .container(.adts) }
+            if adtsStart > 0 { return .unrecognized("an ID3 tag not followed by ADTS AAC (MP3?)") }
+        }
+        if let kind = AnnexB.sniffCodec(head) { return .container(kind) }
+        if head.starts(with: Array("#EXTM3U".utf8)) { return .unrecognized("an HLS playlist") }
+        if head.starts(with: Array("ffconcat".utf8)) { return .unrecognized("an ffconcat list") }
+        if head.prefix(512).allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }) {
+            return .unrecognized("text")
+        }
+        return .unrecognized("unknown binary data")
+    }
+
+    private static func isTransportStream(_ head: [UInt8]) -> Bool {
+        guard head.count >= 188 * 3 else { return head.count >= 188 && head[0] == 0x47 && head.count % 188 == 0 }
+        return head[0] == 0x47 && head[188] == 0x47 && head[376] == 0x47
+    }
+}

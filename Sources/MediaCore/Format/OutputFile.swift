@@ -1,0 +1,90 @@
+import CFFmpeg
+import Foundation
+
+/// Owns an `AVFormatContext` writing one output file.
+///
+/// Everything is written to a hidden temporary file beside the destination; `finish()` writes the
+/// trailer, syncs the file and renames it into place. If the owner goes away unfinished (an error, a
+/// cancellation) the temporary file is removed, so a partial output never appears under its name.
+public final class OutputFile {
+    public let path: String
+    public let temporaryPath: String
+    public let context: UnsafeMutablePointer<AVFormatContext>
+    private var headerWritten = false
+    private var finished = false
+
+    /// Prepares an output written by the libav muxer called `muxer` (e.g. "mp4", "matroska").
+    public init(path: String, muxer: String) throws {
+        LibavLog.installCallback()
+        self.path = path
+        let url = URL(fileURLWithPath: path)
+        temporaryPath =
+            url.deletingLastPathComponent().appendingPathComponent(
+                ".\(url.lastPathComponent).partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            ).path
+        var pointer: UnsafeMutablePointer<AVFormatContext>? = nil
+        try LibavError.check(
+            avformat_alloc_output_context2(&pointer, nil, muxer, temporaryPath), "no libav muxer '\(muxer)'",
+            code: .internalError)
+        context = pointer!
+        let options = LibavDictionary(["protocol_whitelist": "file"])
+        let opened = avio_open2(&context.pointee.pb, temporaryPath, AVIO_FLAG_WRITE, nil, &options.pointer)
+        if opened < 0 {
+            avformat_free_context(context)
+            throw LibavError.error(opened, "cannot create \(path)", code: .ioError)
+        }
+    }
+
+    deinit {
+        if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+        avformat_free_context(context)
+        if !finished { unlink(temporaryPath) }
+    }
+
+    /// Adds a stream whose parameters are copied from `parameters`.
+    @discardableResult
+    public func addStream(copying parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational) throws
+        -> UnsafeMutablePointer<AVStream>
+    {
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw MediaError(.internalError, "avformat_new_stream failed")
+        }
+        try LibavError.check(
+            avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copying codec parameters",
+            code: .internalError)
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = timeBase
+        return stream
+    }
+
+    public func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
+
+    /// Writes the container header with muxer `options` (e.g. `movflags`).
+    public func writeHeader(options: [String: String] = [:]) throws {
+        let dictionary = LibavDictionary(options)
+        try LibavError.check(
+            avformat_write_header(context, &dictionary.pointer), "cannot write the \(muxerName) header",
+            code: .unsupportedCodec)
+        headerWritten = true
+    }
+
+    public var muxerName: String { String(cString: context.pointee.oformat.pointee.name) }
+
+    /// Writes a packet whose timestamps are already in its output stream's time base.
+    public func write(_ packet: Packet) throws {
+        try LibavError.check(av_interleaved_write_frame(context, packet.pointer), "writing \(muxerName) output")
+    }
+
+    /// Writes the trailer, closes and syncs the file, and renames it to `path`.
+    public func finish() throws {
+        guard headerWritten else { throw MediaError(.internalError, "finish() before writeHeader()") }
+        try LibavError.check(av_write_trailer(context), "finishing \(muxerName) output", code: .ioError)
+        try LibavError.check(avio_closep(&context.pointee.pb), "closing \(path)", code: .ioError)
+        try FileSync.syncFile(atPath: temporaryPath)
+        guard rename(temporaryPath, path) == 0 else {
+            throw MediaError(.ioError, "cannot rename output to \(path): \(String(cString: strerror(errno)))")
+        }
+        finished = true
+        try FileSync.syncDirectory(containing: path)
+    }
+}

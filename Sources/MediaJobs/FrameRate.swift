@@ -1,0 +1,36 @@
+/// A video frame rate as an exact fraction, e.g. 30000/1001.
+public struct FrameRate: Equatable, Sendable, Codable, CustomStringConvertible {
+    public var numerator: Int
+    public var denominator: Int
+
+    public init(numerator: Int, denominator: Int) {
+        self.numerator = numerator
+        self.denominator = denominator
+    }
+
+    /// Parses `25`, `29.97` (read as 30000/1001), `23.976`, or `num/den`; nil outside 1…240 fps.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2 {
+            guard let num = Int(parts[0]), let den = Int(parts[1]), num > 0, den > 0 else { return nil }
+            (numerator, denominator) = (num, den)
+        } else if let whole = Int(text) {
+            (numerator, denominator) = (whole, 1)
+        } else if let decimal = Double(text), decimal.isFinite {
+            let ntsc = [23.976: 24000, 29.97: 30000, 59.94: 60000, 119.88: 120000]
+            if let num = ntsc.first(where: { abs($0.key - decimal) < 0.0005 })?.value {
+                (numerator, denominator) = (num, 1001)
+            } else {
+                (numerator, denominator) = (Int((decimal * 1000).rounded()), 1000)
+            }
+        } else {
+            return nil
+        }
+        let value = Double(numerator) / Double(denominator)
+        guard value >= 1, value <= 240 else { return nil }
+    }
+
+    public var framesPerSecond: Double { Double(numerator) / Double(denominator) }
+
+    public var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// The independent judge: ffprobe and ffmpeg, run as separate programs on the files mediad wrote.
+public enum Oracle {
+    /// `ffprobe -show_format -show_streams` as JSON.
+    public static func probe(_ path: String) throws -> [String: Any] {
+        let output = try Command.run(
+            "ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path])
+        return try JSONSerialization.jsonObject(with: output.stdout) as? [String: Any] ?? [:]
+    }
+
+    /// The streams of `ffprobe -show_streams`.
+    public static func streams(_ path: String) throws -> [[String: Any]] {
+        try probe(path)["streams"] as? [[String: Any]] ?? []
+    }
+
+    /// The format section of ffprobe's output.
+    public static func format(_ path: String) throws -> [String: Any] {
+        try probe(path)["format"] as? [String: Any] ?? [:]
+    }
+
+    /// Per-stream MD5 of the decoded frames/samples: `ffmpeg -i X -map 0:<spec> -f streamhash -hash md5 -`.
+    /// Each line is "index,type,MD5=…"; the index is dropped so files with reordered tracks compare.
+    public static func decodedHashes(_ path: String, streams spec: String = "0", extraInput: [String] = [])
+        throws -> [String]
+    {
+        let output = try Command.run(
+            "ffmpeg",
+            ["-v", "error"] + extraInput + ["-i", path, "-map", spec, "-f", "streamhash", "-hash", "md5", "-"])
+        return output.text.split(separator: "\n").map { line in
+            String(line.split(separator: ",").dropFirst().joined(separator: ","))
+        }
+    }
+
+    /// Packet-level facts per stream: `ffprobe -show_packets` (pts, dts, flags, size) as dictionaries.
+    public static func packets(_ path: String, stream: String) throws -> [[String: Any]] {
+        let output = try Command.run(
+            "ffprobe",
+            ["-v", "error", "-select_streams", stream, "-print_format", "json", "-show_entries",
+             "packet=pts,dts,duration,flags,size", path])
+        let json = try JSONSerialization.jsonObject(with: output.stdout) as? [String: Any]
+        return json?["packets"] as? [[String: Any]] ?? []
+    }
+
+    /// Decodes the first audio stream to interleaved little-endian float samples.
+    public static func decodeAudio(_ path: String, extraInput: [String] = []) throws -> [Float] {
+        let output = try Command.run(
+            "ffmpeg", ["-v", "error"] + extraInput + ["-i", path, "-map", "0:a:0", "-f", "f32le", "-c:a", "pcm_f32le", "-"])
+        return output.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// The order of the top-level boxes of an ISO BMFF file, e.g. ["ftyp", "moov", "mdat"].
+    public static func topLevelBoxes(_ path: String) throws -> [String] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var boxes: [String] = []
+        var offset = 0
+        while offset + 8 <= data.count {
+            var size = data[offset..<offset + 4].reduce(0) { ($0 << 8) | Int($1) }
+            let type = String(decoding: data[offset + 4..<offset + 8], as: UTF8.self)
+            if size == 1, offset + 16 <= data.count {
+                size = data[offset + 8..<offset + 16].reduce(0) { ($0 << 8) | Int($1) }
+            } else if size == 0 {
+                size = data.count - offset
+            }
+            boxes.append(type)
+            guard size >= 8 else { break }
+            offset += size
+        }
+        return boxes
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// The real-world files in `../shared/media/real/`, as MANIFEST.tsv describes them.
+public struct RealMedia: Sendable, CustomStringConvertible {
+    public var path: String
+    public var name: String
+    /// "ok" for files that must work, "broken" for files damaged on purpose.
+    public var expect: String
+    public var notes: String
+
+    public var description: String { name }
+
+    /// The manifest's directory: `MEDIAD_REAL_MEDIA`, else `../shared/media/real` beside the repo.
+    public static var directory: String {
+        if let configured = ProcessInfo.processInfo.environment["MEDIAD_REAL_MEDIA"] { return configured }
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return repo.deletingLastPathComponent().appendingPathComponent("shared/media/real").path
+    }
+
+    /// Every file in the manifest; empty when the directory is missing.
+    public static func all() -> [RealMedia] {
+        guard let text = try? String(contentsOfFile: directory + "/MANIFEST.tsv", encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 6 else { return nil }
+            return RealMedia(
+                path: directory + "/" + fields[0], name: fields[0], expect: fields[5],
+                notes: fields.count > 6 ? fields[6] : "")
+        }
+    }
+}
