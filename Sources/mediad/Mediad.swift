@@ -4,6 +4,14 @@ import ArgumentParser
 struct Mediad: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mediad",
-        abstract: "Encode, decode, mux, demux, remux and probe media files with libav."
+        abstract: "Encode, decode, mux, demux, remux and probe media files with libav.",
+        discussion: """
+            Every command reads local files and writes its outputs under a temporary name, renaming them \
+            only when complete. On failure it prints `error: <code>: <message>` and exits with status 1; \
+            the codes are stable (invalid_option, unsupported_format, unsupported_codec, empty_input, \
+            truncated_input, invalid_input, missing_stream, missing_parameter_sets, partial_frame, \
+            conflicting_options, empty_selection, io_error, cancelled, internal_error).
+            """,
+        subcommands: [ProbeCommand.self, RemuxCommand.self, DemuxCommand.self]
     )
 }

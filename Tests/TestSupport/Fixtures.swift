@@ -29,22 +29,30 @@ public enum Fixtures {
     static let tone = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3"]
     static let pattern = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=3"]
 
-    /// 3 s of 320x240 30 fps H.264 High with B-frames (b-pyramid) and 48 kHz stereo AAC, moov at the end.
+    /// 3 s of 320x240 30 fps H.264 High with B-frames (b-pyramid), a keyframe exactly every 30 frames,
+    /// and 48 kHz stereo AAC; moov at the end.
     public static func h264AacMP4() throws -> String {
         try make(
             "h264_aac.mp4",
-            pattern + tone + ["-ac", "2", "-c:v", "libx264", "-preset", "veryfast", "-bf", "3", "-g", "30",
+            pattern + tone + ["-ac", "2", "-c:v", "libx264", "-preset", "veryfast", "-bf", "3", "-g", "30", "-sc_threshold", "0",
                               "-c:a", "aac", "-b:a", "96k", "-shortest", "-f", "mp4"])
     }
 
-    /// 3 s of 320x240 30 fps H.265 with B-frames and 44.1 kHz mono AAC in MOV with rotation 90.
-    public static func hevcAacRotatedMOV() throws -> String {
+    /// 2 s of 320x240 25 fps H.265 ('hvc1', B-frames) and 44.1 kHz mono AAC tagged German, with a
+    /// creation time.
+    public static func hevcAacMP4() throws -> String {
         try make(
-            "hevc_rot.mov",
-            pattern + ["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100:duration=3"]
-                + ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "bframes=3:keyint=30:log-level=error",
-                   "-tag:v", "hvc1", "-c:a", "aac", "-metadata:s:a:0", "language=deu",
-                   "-metadata:s:v:0", "rotate=90", "-shortest", "-f", "mov"])
+            "hevc_aac.mp4",
+            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi", "-i",
+             "sine=frequency=1000:sample_rate=44100:duration=2", "-c:v", "libx265", "-preset", "ultrafast",
+             "-x265-params", "bframes=3:keyint=25:log-level=error", "-tag:v", "hvc1", "-c:a", "aac", "-ac", "1",
+             "-metadata:s:a:0", "language=deu", "-metadata", "creation_time=2024-01-02T03:04:05Z", "-shortest",
+             "-f", "mp4"])
+    }
+
+    /// `h264AacMP4` as MPEG-TS (Annex-B video, ADTS audio), as a camera or broadcast capture.
+    public static func h264AacTS() throws -> String {
+        try make("h264_aac.ts", ["-i", try h264AacMP4(), "-map", "0", "-c", "copy", "-f", "mpegts"])
     }
 
     /// The H.264 stream of `h264AacMP4` as Annex-B, and its frame rate (30).

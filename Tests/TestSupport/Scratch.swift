@@ -29,3 +29,10 @@ public final class Scratch: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
+
+extension Scratch {
+    /// True when the directory holds exactly `names` (no temporary or partial files left over).
+    public static func listingIsOnly(_ names: [String], in scratch: Scratch) throws -> Bool {
+        try scratch.listing() == names.sorted()
+    }
+}

@@ -14,6 +14,20 @@ public final class Packet {
         av_packet_free(&packet)
     }
 
+    /// A new packet sharing this one's payload (reference-counted) with the same properties.
+    public func clone() throws -> Packet {
+        let copy = Packet()
+        try LibavError.check(av_packet_ref(copy.pointer, pointer), "copying a packet", code: .internalError)
+        return copy
+    }
+
+    /// Samples the decoder should drop from the start of this packet (AAC priming under an edit list).
+    public var skipSamplesAtStart: Int {
+        var size: Int = 0
+        guard let data = av_packet_get_side_data(pointer, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 4 else { return 0 }
+        return Int(data[0]) | Int(data[1]) << 8 | Int(data[2]) << 16 | Int(data[3]) << 24
+    }
+
     /// Drops the payload and side data, keeping the allocation for reuse.
     public func unref() { av_packet_unref(pointer) }
 

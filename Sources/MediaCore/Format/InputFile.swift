@@ -27,6 +27,7 @@ public final class InputFile {
         self.path = path
         self.container = container
         self.size = InputFile.fileSize(path)
+        if container == .mp4 { try ISOBoxValidator.validate(path: path) }
 
         var io: UnsafeMutablePointer<AVIOContext>? = nil
         let ioOptions = LibavDictionary(["protocol_whitelist": "file"])

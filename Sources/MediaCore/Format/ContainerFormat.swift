@@ -1,0 +1,58 @@
+/// The containers mediad writes, with what each one can and cannot carry.
+public enum ContainerFormat: String, Sendable, Codable, CaseIterable {
+    case mp4, mov, m4a, mkv, ts, flv, asf
+
+    /// The libav muxer that writes this format.
+    public var muxerName: String {
+        switch self {
+        case .mp4: "mp4"
+        case .mov: "mov"
+        case .m4a: "ipod"
+        case .mkv: "matroska"
+        case .ts: "mpegts"
+        case .flv: "flv"
+        case .asf: "asf"
+        }
+    }
+
+    public var fileExtension: String { rawValue }
+
+    /// The MIME type served for files of this format.
+    public var contentType: String {
+        switch self {
+        case .mp4: "video/mp4"
+        case .mov: "video/quicktime"
+        case .m4a: "audio/mp4"
+        case .mkv: "video/x-matroska"
+        case .ts: "video/mp2t"
+        case .flv: "video/x-flv"
+        case .asf: "video/x-ms-asf"
+        }
+    }
+
+    /// MP4, MOV and M4A: the ISO base media family, which takes `faststart` and `fragmented`.
+    public var isISOBaseMedia: Bool { self == .mp4 || self == .mov || self == .m4a }
+
+    /// Whether a video display matrix (rotation) survives in this container with libav 5.1.
+    public var storesRotation: Bool { isISOBaseMedia }
+
+    /// Whether the container can tell decoders to drop encoder priming (an edit list).
+    public var signalsPriming: Bool { isISOBaseMedia }
+
+    /// Whether track languages are stored.
+    public var storesLanguage: Bool { self != .flv }
+
+    /// The format named by a file's extension (`.mp4`, `.mkv`, `.m4v` → mp4, `.3gp` → mp4, …), if any.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "mp4", "m4v", "3gp": self = .mp4
+        case "mov", "qt": self = .mov
+        case "m4a": self = .m4a
+        case "mkv", "mka": self = .mkv
+        case "ts", "m2ts", "mts": self = .ts
+        case "flv": self = .flv
+        case "asf", "wmv", "wma": self = .asf
+        default: return nil
+        }
+    }
+}

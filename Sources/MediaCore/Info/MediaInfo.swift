@@ -1,0 +1,74 @@
+/// What is inside a media file: the answer of `probe`, `/probe` and demux's `info.json`.
+///
+/// Optional fields are omitted from JSON when unknown or not applicable (a video track has no
+/// sample rate). Encoded with snake_case keys by `MediaJSON`.
+public struct MediaInfo: Codable, Sendable, Equatable {
+    /// mediad's name for the container (`mp4`, `matroska`, `adts`, …).
+    public var container: String
+    /// libav's demuxer name, e.g. `mov,mp4,m4a,3gp,3g2,mj2`.
+    public var formatName: String
+    /// The ISO brand (`isom`, `qt  `, `M4A `, …) for MP4-family files.
+    public var majorBrand: String?
+    public var duration: Double?
+    public var bitRate: Int?
+    public var size: Int64
+    /// Container-level tags such as `creation_time`, `title`, `encoder`.
+    public var tags: [String: String]?
+    public var tracks: [Track]
+
+    public init(
+        container: String, formatName: String, majorBrand: String? = nil, duration: Double? = nil,
+        bitRate: Int? = nil, size: Int64, tags: [String: String]? = nil, tracks: [Track]
+    ) {
+        self.container = container
+        self.formatName = formatName
+        self.majorBrand = majorBrand
+        self.duration = duration
+        self.bitRate = bitRate
+        self.size = size
+        self.tags = tags
+        self.tracks = tracks
+    }
+
+    /// One stream of the file.
+    public struct Track: Codable, Sendable, Equatable {
+        public var index: Int
+        /// `audio`, `video`, `subtitle`, `data` or `attachment`.
+        public var kind: String
+        /// libav's codec name (`aac`, `h264`, `hevc`, …).
+        public var codec: String
+        public var codecTag: String?
+        public var profile: String?
+        public var bitRate: Int?
+        public var duration: Double?
+        public var startTime: Double?
+        public var language: String?
+        /// Packets (frames) in the track when the container states it.
+        public var frameCount: Int?
+        public var sampleRate: Int?
+        public var channels: Int?
+        public var channelLayout: String?
+        public var width: Int?
+        public var height: Int?
+        /// Average frame rate as an exact fraction, e.g. `30000/1001`.
+        public var frameRate: String?
+        public var pixelFormat: String?
+        /// Degrees a player turns the picture clockwise (0, 90, 180, 270), from the display matrix.
+        public var rotation: Int?
+        public var sampleAspectRatio: String?
+        /// Cover art, a default track, …
+        public var disposition: [String]?
+        /// demux only: the file this track was written to.
+        public var output: String?
+        /// demux only: why this track was not extracted.
+        public var skipped: String?
+        /// Samples of encoder delay a decoder trims at the start (AAC priming), when the container says.
+        public var primingSamples: Int?
+
+        public init(index: Int, kind: String, codec: String) {
+            self.index = index
+            self.kind = kind
+            self.codec = codec
+        }
+    }
+}

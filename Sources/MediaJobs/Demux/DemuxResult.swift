@@ -1,0 +1,9 @@
+import MediaCore
+
+/// What a demux wrote: one elementary stream file per extracted track, and `info.json`.
+public struct DemuxResult: JobResult, Equatable {
+    public var outputs: [String]
+    public var warnings: [String]
+    /// The probe of the input, with each track's `output` file or `skipped` reason filled in.
+    public var info: MediaInfo
+}

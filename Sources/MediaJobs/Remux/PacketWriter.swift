@@ -1,0 +1,86 @@
+import CFFmpeg
+import MediaCore
+
+/// Writes the packets a remux keeps: shifts them for a trim, runs bitstream conversions, rescales to the
+/// output time base, and notes AAC priming that the target container cannot signal.
+struct PacketWriter {
+    let output: OutputFile
+    let plan: RemuxPlan
+    let window: TrimWindow
+    private(set) var packetCounts: [Int: Int] = [:]
+    private(set) var warnings: [String] = []
+    private let filtered = Packet()
+
+    init(output: OutputFile, plan: RemuxPlan, window: TrimWindow) {
+        self.output = output
+        self.plan = plan
+        self.window = window
+    }
+
+    mutating func write(_ packet: Packet, route: RemuxPlan.Route) throws {
+        if packetCounts[route.inputIndex, default: 0] == 0 { notePriming(packet, route: route) }
+        packetCounts[route.inputIndex, default: 0] += 1
+        let shift = window.shift(for: route.inputTimeBase)
+        if shift != 0 {
+            packet.pts = packet.pts.map { $0 - shift }
+            packet.dts = packet.dts.map { $0 - shift }
+        }
+        if route.splitsAMRFrames {
+            try writeAMRFrames(of: packet, route: route)
+            return
+        }
+        guard let filter = route.filter else {
+            try emit(packet, from: route.inputTimeBase, route: route)
+            return
+        }
+        try filter.send(packet)
+        while try filter.receive(into: filtered) {
+            try emit(filtered, from: filter.outputTimeBase, route: route)
+        }
+    }
+
+    /// Drains bitstream filters at the end of the input.
+    mutating func flushFilters() throws {
+        for route in plan.routes.values {
+            guard let filter = route.filter else { continue }
+            try filter.send(nil)
+            while try filter.receive(into: filtered) {
+                try emit(filtered, from: filter.outputTimeBase, route: route)
+            }
+        }
+    }
+
+    /// Writes each AMR frame of a multi-frame sample as its own packet, 160 samples apart.
+    private func writeAMRFrames(of packet: Packet, route: RemuxPlan.Route) throws {
+        guard let frames = AMRFrameSplitter.frames(in: packet.data), frames.count > 1 else {
+            try emit(packet, from: route.inputTimeBase, route: route)
+            return
+        }
+        let step = av_rescale_q(AMRFrameSplitter.samplesPerFrame, AVRational(num: 1, den: 8000), route.inputTimeBase)
+        let bytes = Array(packet.data)
+        for (index, range) in frames.enumerated() {
+            let part = try packet.clone()
+            try part.setData(Array(bytes[range]))
+            part.pts = packet.pts.map { $0 + Int64(index) * step }
+            part.dts = packet.dts.map { $0 + Int64(index) * step }
+            part.duration = step
+            try emit(part, from: route.inputTimeBase, route: route)
+        }
+    }
+
+    private func emit(_ packet: Packet, from timeBase: AVRational, route: RemuxPlan.Route) throws {
+        packet.rescale(from: timeBase, to: output.stream(route.outputIndex).pointee.time_base)
+        packet.streamIndex = route.outputIndex
+        packet.pointer.pointee.pos = -1
+        try output.write(packet)
+    }
+
+    private mutating func notePriming(_ packet: Packet, route: RemuxPlan.Route) {
+        guard route.kind == AVMEDIA_TYPE_AUDIO, !plan.signalsPriming, window.cutStart == nil else { return }
+        let skip = packet.skipSamplesAtStart
+        guard skip > 0 else { return }
+        warnings.append(
+            "track \(route.inputIndex): \(plan.format)\(plan.format.isISOBaseMedia ? " (fragmented)" : "") cannot signal the \(skip)-sample \(route.codec) encoder delay; "
+                + "players will play it as a short silence at the start")
+    }
+}

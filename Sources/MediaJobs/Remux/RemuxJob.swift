@@ -1,0 +1,83 @@
+import CFFmpeg
+import MediaCore
+
+/// Container → container by stream copy: no decoding, so every frame and sample stays bit-identical.
+///
+/// Handles the ISO family (with faststart or fragmentation), Matroska, MPEG-TS, FLV and ASF, track
+/// selection, keyframe-exact trims, and carries rotation, language, creation time and edit lists
+/// wherever the target can hold them; what it cannot hold is listed in `RemuxResult.warnings`.
+public struct RemuxJob: Sendable {
+    /// The containers remux reads.
+    public static let acceptedInputs: [InputContainer] = [.mp4, .matroska, .mpegts, .flv, .asf]
+
+    public var input: String
+    public var output: String
+    public var options: Options
+
+    public init(input: String, output: String, options: Options) {
+        self.input = input
+        self.output = output
+        self.options = options
+    }
+
+    public func run(_ context: JobContext) throws -> RemuxResult {
+        let container = try InputFile.classify(path: input, accepting: Self.acceptedInputs)
+        let source = try InputFile(path: input, container: container)
+        try source.findStreamInfo()
+        let plan = try RemuxPlan(input: source, options: options)
+        let routes = plan.routes.values.sorted { $0.outputIndex < $1.outputIndex }
+        let anchor = routes.first { $0.kind == AVMEDIA_TYPE_VIDEO } ?? routes[0]
+        let requestedStart = options.start.flatMap { $0 > 0 ? $0 : nil }
+        if let requestedStart, let duration = source.duration, requestedStart >= duration {
+            throw MediaError(.emptySelection, "start (\(requestedStart) s) is past the end of the input (\(duration) s)")
+        }
+        let cutStart = try requestedStart.map {
+            try KeyframeSeeker(input: source, anchor: anchor.inputIndex).positionAtKeyframe(before: $0)
+        }
+        let window = TrimWindow(
+            anchorIndex: anchor.inputIndex, anchorTimeBase: anchor.inputTimeBase, cutStart: cutStart, end: options.end)
+        let destination = try plan.makeOutput(path: output, input: source)
+        try destination.writeHeader(options: options.muxerOptions(hasVideo: routes.contains { $0.kind == AVMEDIA_TYPE_VIDEO }))
+
+        var writer = PacketWriter(output: destination, plan: plan, window: window)
+        let packet = Packet()
+        var count = 0
+        let timeBases = Dictionary(uniqueKeysWithValues: routes.map { ($0.inputIndex, $0.inputTimeBase) })
+        while try source.read(into: packet) {
+            guard let route = plan.routes[packet.streamIndex] else { continue }
+            count += 1
+            if count % 64 == 0 {
+                try context.checkCancellation()
+                context.reportProgress(source.progress * 0.99)
+            }
+            switch window.judge(packet, timeBase: route.inputTimeBase) {
+            case .write: try writer.write(packet, route: route)
+            case .drop: break
+            case .hold: try window.hold(packet)
+            }
+            for ready in window.release(timeBases: timeBases, atEndOfInput: false) {
+                try writer.write(ready, route: plan.routes[ready.streamIndex]!)
+            }
+            if window.isComplete(otherTracks: routes.count - 1) { break }
+        }
+        for ready in window.release(timeBases: timeBases, atEndOfInput: true) {
+            try writer.write(ready, route: plan.routes[ready.streamIndex]!)
+        }
+        try writer.flushFilters()
+        guard writer.packetCounts[anchor.inputIndex, default: 0] > 0 else {
+            throw MediaError(.emptySelection, "no \(anchor.codec) frames fall between start and end")
+        }
+        try destination.finish()
+        context.reportProgress(1)
+        return RemuxResult(
+            outputs: [output], warnings: plan.warnings + writer.warnings, muxer: plan.muxer,
+            tracks: routes.map {
+                RemuxResult.Track(
+                    inputIndex: $0.inputIndex, outputIndex: $0.outputIndex,
+                    kind: $0.kind == AVMEDIA_TYPE_VIDEO ? "video" : "audio", codec: $0.codec,
+                    packets: writer.packetCounts[$0.inputIndex, default: 0])
+            },
+            cutStart: window.seconds(cutStart),
+            cutEnd: options.end == nil ? nil : window.seconds(window.cutEnd) ?? source.duration)
+    }
+}

@@ -1,0 +1,68 @@
+import MediaCore
+
+extension RemuxJob {
+    /// Which kinds of track a remux keeps.
+    public enum TrackSelection: String, Sendable, Codable, CaseIterable {
+        case all, audio, video
+    }
+
+    /// Remux options, after defaults. Parsed from `format`, `faststart`, `fragmented`, `tracks`, `start`, `end`.
+    public struct Options: Sendable, Codable, Equatable {
+        public var format: ContainerFormat
+        /// moov before mdat; defaults to true for mp4/mov/m4a, not applicable elsewhere.
+        public var faststart: Bool
+        /// Fragmented MP4 (moof/mdat pairs after an empty moov).
+        public var fragmented: Bool
+        public var tracks: TrackSelection
+        /// Seconds; the cut happens at the last keyframe at or before it.
+        public var start: Double?
+        /// Seconds; the cut happens at the first keyframe at or after it.
+        public var end: Double?
+
+        public init(
+            format: ContainerFormat = .mp4, faststart: Bool? = nil, fragmented: Bool = false,
+            tracks: TrackSelection = .all, start: Double? = nil, end: Double? = nil
+        ) throws {
+            self.format = format
+            self.faststart = faststart ?? format.isISOBaseMedia
+            self.fragmented = fragmented
+            self.tracks = tracks
+            self.start = start
+            self.end = end
+            if !format.isISOBaseMedia && (faststart == true || fragmented) {
+                throw MediaError(.invalidOption, "faststart and fragmented apply to mp4, mov and m4a, not \(format)")
+            }
+            if format == .m4a && tracks == .video {
+                throw MediaError(.invalidOption, "m4a holds audio only; tracks=video needs mp4, mov or another format")
+            }
+            if let start, let end, end <= start {
+                throw MediaError(.invalidOption, "end (\(end)) must be after start (\(start))")
+            }
+        }
+
+        /// Parses string options as the CLI and HTTP API receive them.
+        public init(parsing values: [String: String]) throws {
+            var reader = OptionReader(values)
+            let format = try reader.choice("format", as: ContainerFormat.self) ?? .mp4
+            let faststart = try reader.boolean("faststart")
+            let fragmented = try reader.boolean("fragmented") ?? false
+            let tracks = try reader.choice("tracks", as: TrackSelection.self) ?? .all
+            let start = try reader.seconds("start")
+            let end = try reader.seconds("end")
+            try reader.finish()
+            try self.init(
+                format: format, faststart: faststart, fragmented: fragmented, tracks: tracks, start: start, end: end)
+        }
+
+        /// Muxer options (movflags) for the ISO formats.
+        func muxerOptions(hasVideo: Bool) -> [String: String] {
+            guard format.isISOBaseMedia else { return [:] }
+            if fragmented {
+                var options = ["movflags": "+frag_keyframe+empty_moov+default_base_moof"]
+                if !hasVideo { options = ["movflags": "+empty_moov+default_base_moof", "frag_duration": "2000000"] }
+                return options
+            }
+            return faststart ? ["movflags": "+faststart"] : [:]
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import CFFmpeg
+import MediaCore
+
+/// Decides which input tracks a remux keeps, which muxer writes them, and sets up the output streams.
+final class RemuxPlan {
+    /// One kept track: where it comes from, where it goes, and any bitstream conversion on the way.
+    struct Route {
+        let inputIndex: Int
+        let outputIndex: Int
+        let kind: AVMediaType
+        let codec: String
+        let inputTimeBase: AVRational
+        let filter: BitstreamFilter?
+        /// AMR-NB samples with several frames must become one packet per frame for the ISO muxers.
+        let splitsAMRFrames: Bool
+    }
+
+    private(set) var routes: [Int: Route] = [:]
+    private(set) var warnings: [String] = []
+    let muxer: String
+    let format: ContainerFormat
+    /// Whether the output can tell decoders to drop AAC priming: ISO files with an edit list, which
+    /// libav 5.1 writes for whole-file (not fragmented) MP4 only.
+    let signalsPriming: Bool
+
+    /// Keys of container tags that describe the source file itself and must not be copied.
+    private static let sourceOnlyTags: Set<String> = ["major_brand", "minor_version", "compatible_brands", "encoder"]
+
+    init(input: InputFile, options: RemuxJob.Options) throws {
+        format = options.format
+        signalsPriming = options.format.signalsPriming && !options.fragmented
+        var chosen: [UnsafeMutablePointer<AVStream>] = []
+        var skipped: [String] = []
+        for stream in input.streams {
+            let parameters = stream.pointee.codecpar.pointee
+            let label = "track \(stream.pointee.index) (\(String(cString: avcodec_get_name(parameters.codec_id))))"
+            if stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
+                skipped.append("\(label) is cover art and was not copied")
+            } else if parameters.codec_type != AVMEDIA_TYPE_AUDIO && parameters.codec_type != AVMEDIA_TYPE_VIDEO {
+                skipped.append("\(label) is a \(MediaInfo.Track(describing: stream).kind) track and was not copied")
+            } else if parameters.codec_id == AV_CODEC_ID_NONE {
+                skipped.append("\(label) has an unknown codec and was not copied")
+            } else if !Self.wanted(parameters.codec_type, options) {
+                if options.format == .m4a && options.tracks == .all {
+                    skipped.append("\(label) is video, which m4a cannot hold; it was not copied")
+                }
+            } else {
+                chosen.append(stream)
+            }
+        }
+        guard !chosen.isEmpty else {
+            let what = options.format == .m4a ? "audio" : options.tracks == .all ? "audio or video" : options.tracks.rawValue
+            throw MediaError(.missingStream, "the input has no \(what) track to remux")
+        }
+        muxer = try Self.chooseMuxer(for: chosen, format: options.format, warnings: &skipped)
+        warnings = skipped
+        for (outputIndex, stream) in chosen.enumerated() {
+            let parameters = stream.pointee.codecpar!
+            routes[Int(stream.pointee.index)] = Route(
+                inputIndex: Int(stream.pointee.index), outputIndex: outputIndex, kind: parameters.pointee.codec_type,
+                codec: String(cString: avcodec_get_name(parameters.pointee.codec_id)),
+                inputTimeBase: stream.pointee.time_base,
+                filter: try Self.conversion(for: stream, format: options.format),
+                splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB && options.format.isISOBaseMedia)
+            noteLosses(stream)
+        }
+    }
+
+    private static func wanted(_ type: AVMediaType, _ options: RemuxJob.Options) -> Bool {
+        if options.format == .m4a { return type == AVMEDIA_TYPE_AUDIO }
+        switch options.tracks {
+        case .all: return true
+        case .audio: return type == AVMEDIA_TYPE_AUDIO
+        case .video: return type == AVMEDIA_TYPE_VIDEO
+        }
+    }
+
+    /// The format's muxer, or the `3gp` flavour of MP4 when a 3GPP codec (AMR, H.263) needs it.
+    private static func chooseMuxer(
+        for streams: [UnsafeMutablePointer<AVStream>], format: ContainerFormat, warnings: inout [String]
+    ) throws -> String {
+        let unsupported = streams.filter { !supports(format.muxerName, $0.pointee.codecpar.pointee.codec_id) }
+        guard let first = unsupported.first else { return format.muxerName }
+        let names = unsupported.map { String(cString: avcodec_get_name($0.pointee.codecpar.pointee.codec_id)) }
+        if format == .mp4, streams.allSatisfy({ supports("3gp", $0.pointee.codecpar.pointee.codec_id) }) {
+            warnings.append("\(names.joined(separator: ", ")) is a 3GPP codec: written as MP4 with the 3gp brand")
+            return "3gp"
+        }
+        throw MediaError(
+            .unsupportedCodec,
+            "\(format) cannot hold \(names.joined(separator: ", ")) (track \(first.pointee.index)); try mkv or mov")
+    }
+
+    private static func supports(_ muxer: String, _ codec: AVCodecID) -> Bool {
+        guard let format = av_guess_format(muxer, nil, nil) else { return false }
+        return avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) != 0
+    }
+
+    /// ASF wants H.264/H.265 in Annex-B; MP4-style (length-prefixed) input is converted on the way.
+    /// MPEG-TS and the ISO/Matroska/FLV muxers convert by themselves in libav 5.1.
+    private static func conversion(for stream: UnsafeMutablePointer<AVStream>, format: ContainerFormat) throws
+        -> BitstreamFilter?
+    {
+        let parameters = stream.pointee.codecpar!
+        guard format == .asf, parameters.pointee.extradata_size > 0, parameters.pointee.extradata[0] == 1 else {
+            return nil
+        }
+        switch parameters.pointee.codec_id {
+        case AV_CODEC_ID_H264:
+            return try BitstreamFilter(name: "h264_mp4toannexb", parameters: parameters, timeBase: stream.pointee.time_base)
+        case AV_CODEC_ID_HEVC:
+            return try BitstreamFilter(name: "hevc_mp4toannexb", parameters: parameters, timeBase: stream.pointee.time_base)
+        default:
+            return nil
+        }
+    }
+
+    /// Records, as warnings, what the target cannot carry for this track.
+    private func noteLosses(_ stream: UnsafeMutablePointer<AVStream>) {
+        let info = MediaInfo.Track(describing: stream)
+        if let rotation = info.rotation, rotation != 0, !format.storesRotation {
+            warnings.append(
+                "track \(info.index): rotation \(rotation)° cannot be stored in \(format) with libav 5.1 and was dropped")
+        }
+        if let language = info.language, !format.storesLanguage {
+            warnings.append("track \(info.index): language '\(language)' cannot be stored in \(format)")
+        }
+    }
+
+    /// Creates the output file with one stream per route, tags and side data copied.
+    func makeOutput(path: String, input: InputFile) throws -> OutputFile {
+        let output = try OutputFile(path: path, muxer: muxer)
+        let keepTags = input.container == .mp4 && format.isISOBaseMedia
+        for route in routes.values.sorted(by: { $0.outputIndex < $1.outputIndex }) {
+            let source = input.stream(route.inputIndex)
+            let parameters = route.filter?.outputParameters ?? source.pointee.codecpar!
+            let stream = try output.addStream(copying: parameters, timeBase: route.filter?.outputTimeBase ?? source.pointee.time_base)
+            let tag = source.pointee.codecpar.pointee.codec_tag
+            if keepTags, tag != 0, av_codec_get_id(output.context.pointee.oformat.pointee.codec_tag, tag)
+                == parameters.pointee.codec_id
+            {
+                stream.pointee.codecpar.pointee.codec_tag = tag
+            }
+            av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
+            stream.pointee.disposition = source.pointee.disposition
+            for index in 0..<Int(source.pointee.nb_side_data) {
+                let item = source.pointee.side_data[index]
+                guard let copy = av_stream_new_side_data(stream, item.type, item.size) else {
+                    throw MediaError(.internalError, "copying stream side data failed")
+                }
+                copy.update(from: item.data, count: item.size)
+            }
+        }
+        for (key, value) in LibavTags.dictionary(input.context.pointee.metadata) where !Self.sourceOnlyTags.contains(key) {
+            av_dict_set(&output.context.pointee.metadata, key, value, 0)
+        }
+        return output
+    }
+}

@@ -1,0 +1,93 @@
+import CFFmpeg
+import MediaCore
+
+/// Decides packet by packet what a remux with `start`/`end` keeps, cutting on keyframes of one anchor track.
+///
+/// The anchor is the first kept video track (else the first audio track, where every packet is a
+/// keyframe). The output begins at the last anchor keyframe at or before `start` and ends just before
+/// the first anchor keyframe at or after `end`, so every kept frame decodes exactly as in the input.
+/// Other tracks keep the packets whose timestamps fall inside that window. Packets of other tracks that
+/// pass `end` before the anchor's closing keyframe is known are held back until it is.
+final class TrimWindow {
+    let anchorIndex: Int
+    let anchorTimeBase: AVRational
+    /// The cut start in the anchor's time base, or nil when the output starts with the input.
+    let cutStart: Int64?
+    private let requestedEnd: Int64?
+    private(set) var cutEnd: Int64?
+    private var anchorStarted: Bool
+    private var held: [Packet] = []
+    private var finishedTracks: Set<Int> = []
+
+    init(anchorIndex: Int, anchorTimeBase: AVRational, cutStart: Int64?, end: Double?) {
+        self.anchorIndex = anchorIndex
+        self.anchorTimeBase = anchorTimeBase
+        self.cutStart = cutStart
+        self.requestedEnd = end.map { Int64(($0 / av_q2d(anchorTimeBase)).rounded(.up)) }
+        anchorStarted = cutStart == nil
+    }
+
+    /// What to do with a packet read from the input.
+    enum Decision {
+        case write
+        case drop
+        /// Keep it aside until the end cut is known (`release` hands it back).
+        case hold
+    }
+
+    /// Judges one packet of a kept track whose time base is `timeBase`.
+    func judge(_ packet: Packet, timeBase: AVRational) -> Decision {
+        guard let time = packet.pts ?? packet.dts else { return anchorStarted ? .write : .drop }
+        if packet.streamIndex == anchorIndex {
+            if cutEnd != nil { return .drop }
+            if !anchorStarted {
+                guard packet.isKeyframe, let cutStart, time >= cutStart else { return .drop }
+                anchorStarted = true
+            }
+            if let cutStart, time < cutStart { return .drop }
+            if let requestedEnd, packet.isKeyframe, time >= requestedEnd {
+                cutEnd = time
+                return .drop
+            }
+            return .write
+        }
+        if let cutStart, av_compare_ts(time, timeBase, cutStart, anchorTimeBase) < 0 { return .drop }
+        if let cutEnd {
+            if av_compare_ts(time, timeBase, cutEnd, anchorTimeBase) >= 0 {
+                finishedTracks.insert(packet.streamIndex)
+                return .drop
+            }
+            return .write
+        }
+        if let requestedEnd, av_compare_ts(time, timeBase, requestedEnd, anchorTimeBase) >= 0 { return .hold }
+        return .write
+    }
+
+    func hold(_ packet: Packet) throws { held.append(try packet.clone()) }
+
+    /// Held packets that now fall inside the window (all of them once the input has ended).
+    func release(timeBases: [Int: AVRational], atEndOfInput: Bool) -> [Packet] {
+        guard cutEnd != nil || atEndOfInput else { return [] }
+        let ready = held.filter { packet in
+            guard let cutEnd, let time = packet.pts ?? packet.dts, let timeBase = timeBases[packet.streamIndex] else {
+                return true
+            }
+            return av_compare_ts(time, timeBase, cutEnd, anchorTimeBase) < 0
+        }
+        held.removeAll()
+        return ready
+    }
+
+    /// True once the anchor has closed and every other track has passed the end cut.
+    func isComplete(otherTracks: Int) -> Bool {
+        cutEnd != nil && finishedTracks.count >= otherTracks
+    }
+
+    /// How far to shift a track's timestamps so the output starts at zero.
+    func shift(for timeBase: AVRational) -> Int64 {
+        guard let cutStart else { return 0 }
+        return av_rescale_q(cutStart, anchorTimeBase, timeBase)
+    }
+
+    func seconds(_ value: Int64?) -> Double? { value.map { Double($0) * av_q2d(anchorTimeBase) } }
+}

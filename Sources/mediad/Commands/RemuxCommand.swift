@@ -1,0 +1,62 @@
+import ArgumentParser
+import MediaCore
+import MediaJobs
+
+struct RemuxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remux",
+        abstract: "Copy the audio and video of a file into another container, losslessly.",
+        discussion: """
+            No frame is decoded or re-encoded. Reads MP4/MOV/M4A/3GP, Matroska, MPEG-TS, FLV, ASF and raw \
+            ADTS AAC or H.264/H.265 Annex-B. Trims cut on keyframes; the actual cut points are reported with \
+            --json. What the target cannot store (rotation in mkv, AAC priming in mkv/ts/flv/asf) is reported \
+            as a warning.
+
+            Examples:
+              mediad remux talk.mov -o talk.mp4
+              mediad remux talk.mp4 -o talk.mkv --tracks audio
+              mediad remux talk.mp4 -o clip.mp4 --start 10 --end 20 --json
+            """)
+
+    @Argument(help: "The input file.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "The output file.")
+    var output: String
+
+    @Option(help: "mp4, mov, m4a, mkv, ts, flv or asf (default: from the output's extension).")
+    var format: String?
+
+    @Flag(inversion: .prefixedNo, help: "Put the moov box before the media data (mp4/mov/m4a; default on).")
+    var faststart: Bool?
+
+    @Flag(help: "Write fragmented MP4 (mp4/mov/m4a).")
+    var fragmented = false
+
+    @Option(help: "all, audio or video.")
+    var tracks: String?
+
+    @Option(help: "Start at the last keyframe at or before this many seconds.")
+    var start: String?
+
+    @Option(help: "End at the first keyframe at or after this many seconds.")
+    var end: String?
+
+    @Flag(help: "Print the result (tracks, cut points, warnings) as JSON.")
+    var json = false
+
+    func run() throws {
+        var values = OptionValues()
+        values.add("format", try format ?? OutputPath.format(of: output))
+        values.add("faststart", faststart)
+        values.add("fragmented", fragmented ? true : nil)
+        values.add("tracks", tracks)
+        values.add("start", start)
+        values.add("end", end)
+        let result = try JobRunner.run { context in
+            let options = try RemuxJob.Options(parsing: values.values)
+            return try RemuxJob(input: input, output: output, options: options).run(context)
+        }
+        try JobRunner.report(result, json: json)
+    }
+}

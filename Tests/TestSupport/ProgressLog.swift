@@ -1,0 +1,14 @@
+import Foundation
+
+/// Collects progress values reported by a job, from whatever thread reports them.
+public final class ProgressLog: @unchecked Sendable {
+    // All access goes through the lock.
+    private let lock = NSLock()
+    private var stored: [Double] = []
+
+    public init() {}
+
+    public func append(_ value: Double) { lock.withLock { stored.append(value) } }
+
+    public var values: [Double] { lock.withLock { stored } }
+}
