@@ -171,15 +171,18 @@ import Testing
 
     @Test func refusesNonContainersAndLeavesNothingBehind() throws {
         let scratch = try Scratch("remux")
-        let wav = try Fixtures.wav()
-        let error = #expect(throws: MediaError.self) { try remux(wav, to: .mp4, in: scratch) }
+        let text = try scratch.write("notes.txt", Array("not a video\n".utf8))
+        let error = #expect(throws: MediaError.self) { try remux(text, to: .mp4, in: scratch) }
         #expect(error?.code == .unsupportedFormat)
-        #expect(error?.message.contains("WAV") == true)
+        #expect(error?.message.contains("text") == true)
+        let pcm = #expect(throws: MediaError.self) { try remux(try Fixtures.wav(), to: .mp4, in: scratch) }
+        #expect(pcm?.code == .unsupportedCodec)
+        #expect(pcm?.message.contains("formats that can: mov, mkv") == true)
         let whole = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.h264AacMP4()))
         let cut = try scratch.write("cut.mp4", [UInt8](whole.prefix(whole.count - 1000)))
         let truncated = #expect(throws: MediaError.self) { try remux(cut, to: .mkv, in: scratch) }
         #expect(truncated?.code == .truncatedInput)
-        #expect(try scratch.listing() == ["cut.mp4"])
+        #expect(try scratch.listing() == ["cut.mp4", "notes.txt"])
     }
 
     @Test func stopsWhenCancelledAndRemovesThePartialOutput() throws {

@@ -21,13 +21,15 @@ public enum Oracle {
 
     /// Per-stream MD5 of the decoded frames/samples: `ffmpeg -i X -map 0:<spec> -f streamhash -hash md5 -`.
     /// Each line is "index,type,MD5=…"; the index is dropped so files with reordered tracks compare.
-    /// Frames are hashed as stored (`-autorotate 0`): rotation is metadata, checked separately.
+    /// Frames are hashed as stored (`-autorotate 0`: rotation is metadata, checked separately) and each
+    /// exactly once (`-fps_mode passthrough`: no frame-rate conversion, which would make VFR tracks with
+    /// different time bases duplicate different frames).
     public static func decodedHashes(_ path: String, streams spec: String = "0", extraInput: [String] = [])
         throws -> [String]
     {
         let output = try Command.run(
             "ffmpeg",
-            ["-v", "error", "-autorotate", "0"] + extraInput + ["-i", path, "-map", spec, "-f", "streamhash", "-hash", "md5", "-"])
+            ["-v", "error", "-autorotate", "0"] + extraInput + ["-i", path, "-map", spec, "-fps_mode", "passthrough", "-f", "streamhash", "-hash", "md5", "-"])
         return output.text.split(separator: "\n").map { line in
             String(line.split(separator: ",").dropFirst().joined(separator: ","))
         }
@@ -43,10 +45,12 @@ public enum Oracle {
         return json?["packets"] as? [[String: Any]] ?? []
     }
 
-    /// Decodes the first audio stream to interleaved little-endian float samples.
-    public static func decodeAudio(_ path: String, extraInput: [String] = []) throws -> [Float] {
+    /// Decodes an audio stream (the first by default) to interleaved little-endian float samples.
+    public static func decodeAudio(_ path: String, stream spec: String = "a:0", extraInput: [String] = []) throws
+        -> [Float]
+    {
         let output = try Command.run(
-            "ffmpeg", ["-v", "error"] + extraInput + ["-i", path, "-map", "0:a:0", "-f", "f32le", "-c:a", "pcm_f32le", "-"])
+            "ffmpeg", ["-v", "error"] + extraInput + ["-i", path, "-map", "0:\(spec)", "-f", "f32le", "-c:a", "pcm_f32le", "-"])
         return output.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
@@ -77,9 +81,11 @@ public enum Oracle {
     /// Whether the decoded first audio stream of `output` is that of `input`, possibly with encoder priming
     /// in front (containers that cannot signal priming play it) and padding behind.
     /// Returns the offset (in interleaved sample values) at which `input`'s audio starts in `output`'s, or nil.
-    public static func audioOffset(of input: String, in output: String, maxPriming: Int = 8192) throws -> Int? {
-        let source = try decodeAudio(input)
-        let result = try decodeAudio(output)
+    public static func audioOffset(of input: String, in output: String, stream spec: String = "a:0", maxPriming: Int = 8192)
+        throws -> Int?
+    {
+        let source = try decodeAudio(input, stream: spec)
+        let result = try decodeAudio(output, stream: spec)
         guard !source.isEmpty, result.count >= source.count else { return nil }
         for offset in 0...min(maxPriming, result.count - source.count)
         where result[offset..<offset + source.count].elementsEqual(source) {

@@ -3,6 +3,11 @@ import MediaCore
 
 /// Writes the packets a remux keeps: shifts them for a trim, runs bitstream conversions, rescales to the
 /// output time base, and notes AAC priming that the target container cannot signal.
+///
+/// Some demuxers give packets no duration. ISO muxers derive every sample's duration from the next
+/// decode time except the last one's, which they take from the packet: left at zero, an edit list would
+/// hide the final frame. So a packet without a duration is held until the next one of its track arrives
+/// (duration = DTS difference); the track's last one ends where the input says the track ends.
 struct PacketWriter {
     let output: OutputFile
     let plan: RemuxPlan
@@ -10,6 +15,8 @@ struct PacketWriter {
     private(set) var packetCounts: [Int: Int] = [:]
     private(set) var warnings: [String] = []
     private let filtered = Packet()
+    private var undated: [Int: Packet] = [:]
+    private var lastStep: [Int: Int64] = [:]
 
     init(output: OutputFile, plan: RemuxPlan, window: TrimWindow) {
         self.output = output
@@ -18,6 +25,35 @@ struct PacketWriter {
     }
 
     mutating func write(_ packet: Packet, route: RemuxPlan.Route) throws {
+        if let previous = undated.removeValue(forKey: route.inputIndex) {
+            if let start = previous.dts, let next = packet.dts, next > start {
+                previous.duration = next - start
+                lastStep[route.inputIndex] = next - start
+            }
+            try process(previous, route: route)
+        }
+        if packet.duration == 0 {
+            undated[route.inputIndex] = try packet.clone()
+        } else {
+            try process(packet, route: route)
+        }
+    }
+
+    /// Writes the packets still held for a duration, at the end of the input.
+    mutating func flushHeldPackets(routes: [Int: RemuxPlan.Route], trimmedAtEnd: Bool) throws {
+        for (index, packet) in undated.sorted(by: { $0.key < $1.key }) {
+            let route = routes[index]!
+            if !trimmedAtEnd, let end = route.inputEnd, let pts = packet.pts, end > pts {
+                packet.duration = end - pts
+            } else {
+                packet.duration = lastStep[index] ?? 0
+            }
+            try process(packet, route: route)
+        }
+        undated.removeAll()
+    }
+
+    private mutating func process(_ packet: Packet, route: RemuxPlan.Route) throws {
         if packetCounts[route.inputIndex, default: 0] == 0 { notePriming(packet, route: route) }
         packetCounts[route.inputIndex, default: 0] += 1
         let shift = window.shift(for: route.inputTimeBase)

@@ -8,7 +8,7 @@ import MediaCore
 /// wherever the target can hold them; what it cannot hold is listed in `RemuxResult.warnings`.
 public struct RemuxJob: Sendable {
     /// The containers remux reads.
-    public static let acceptedInputs: [InputContainer] = [.mp4, .matroska, .mpegts, .flv, .asf]
+    public static let acceptedInputs: [InputContainer] = [.mp4, .matroska, .mpegts, .flv, .asf, .wav]
 
     public var input: String
     public var output: String
@@ -63,6 +63,7 @@ public struct RemuxJob: Sendable {
         for ready in window.release(timeBases: timeBases, atEndOfInput: true) {
             try writer.write(ready, route: plan.routes[ready.streamIndex]!)
         }
+        try writer.flushHeldPackets(routes: plan.routes, trimmedAtEnd: window.cutEnd != nil)
         try writer.flushFilters()
         guard writer.packetCounts[anchor.inputIndex, default: 0] > 0 else {
             throw MediaError(.emptySelection, "no \(anchor.codec) frames fall between start and end")

@@ -13,6 +13,8 @@ final class RemuxPlan {
         let filter: BitstreamFilter?
         /// AMR-NB samples with several frames must become one packet per frame for the ISO muxers.
         let splitsAMRFrames: Bool
+        /// Where the track ends (start + duration) in its time base, when the container says.
+        let inputEnd: Int64?
     }
 
     private(set) var routes: [Int: Route] = [:]
@@ -61,9 +63,17 @@ final class RemuxPlan {
                 codec: String(cString: avcodec_get_name(parameters.pointee.codec_id)),
                 inputTimeBase: stream.pointee.time_base,
                 filter: try Self.conversion(for: stream, format: options.format),
-                splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB && options.format.isISOBaseMedia)
+                splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB && options.format.isISOBaseMedia,
+                inputEnd: Self.end(of: stream))
             noteLosses(stream)
         }
+    }
+
+    private static func end(of stream: UnsafeMutablePointer<AVStream>) -> Int64? {
+        let duration = stream.pointee.duration
+        guard duration != mediad_nopts_value(), duration > 0 else { return nil }
+        let start = stream.pointee.start_time == mediad_nopts_value() ? 0 : stream.pointee.start_time
+        return start + duration
     }
 
     private static func wanted(_ type: AVMediaType, _ options: RemuxJob.Options) -> Bool {
@@ -76,24 +86,35 @@ final class RemuxPlan {
     }
 
     /// The format's muxer, or the `3gp` flavour of MP4 when a 3GPP codec (AMR, H.263) needs it.
+    ///
+    /// Matroska takes codecs it has no native mapping for through its VFW/ACM compatibility mode, which
+    /// libav only admits below normal compliance; that is allowed, with a warning.
     private static func chooseMuxer(
         for streams: [UnsafeMutablePointer<AVStream>], format: ContainerFormat, warnings: inout [String]
     ) throws -> String {
-        let unsupported = streams.filter { !supports(format.muxerName, $0.pointee.codecpar.pointee.codec_id) }
-        guard let first = unsupported.first else { return format.muxerName }
-        let names = unsupported.map { String(cString: avcodec_get_name($0.pointee.codecpar.pointee.codec_id)) }
-        if format == .mp4, streams.allSatisfy({ supports("3gp", $0.pointee.codecpar.pointee.codec_id) }) {
-            warnings.append("\(names.joined(separator: ", ")) is a 3GPP codec: written as MP4 with the 3gp brand")
+        let codecs = streams.map { $0.pointee.codecpar.pointee.codec_id }
+        let unsupported = codecs.filter { !supports(format.muxerName, $0) }
+        guard !unsupported.isEmpty else { return format.muxerName }
+        let names = unsupported.map { String(cString: avcodec_get_name($0)) }.joined(separator: ", ")
+        if format == .mp4, codecs.allSatisfy({ supports("3gp", $0) }) {
+            warnings.append("\(names): 3GPP codecs, written as MP4 with the 3gp brand")
             return "3gp"
         }
-        throw MediaError(
-            .unsupportedCodec,
-            "\(format) cannot hold \(names.joined(separator: ", ")) (track \(first.pointee.index)); try mkv or mov")
+        if format == .mkv, unsupported.allSatisfy({ supports("matroska", $0, compliance: FF_COMPLIANCE_UNOFFICIAL) }) {
+            warnings.append("\(names): no native Matroska mapping, stored in its VFW/ACM compatibility mode")
+            return format.muxerName
+        }
+        let alternatives = ContainerFormat.allCases.filter { candidate in
+            candidate != format && codecs.allSatisfy { supports(candidate.muxerName, $0) }
+        }
+        let hint = alternatives.isEmpty ? "" : "; formats that can: \(alternatives.map(\.rawValue).joined(separator: ", "))"
+        throw MediaError(.unsupportedCodec, "\(format) cannot hold \(names)\(hint)")
     }
 
-    private static func supports(_ muxer: String, _ codec: AVCodecID) -> Bool {
+    private static func supports(_ muxer: String, _ codec: AVCodecID, compliance: Int32 = FF_COMPLIANCE_NORMAL) -> Bool {
         guard let format = av_guess_format(muxer, nil, nil) else { return false }
-        return avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) != 0
+        // Negative means the muxer keeps no codec list (MPEG-TS): writing the header decides.
+        return avformat_query_codec(format, codec, compliance) != 0
     }
 
     /// ASF wants H.264/H.265 in Annex-B; MP4-style (length-prefixed) input is converted on the way.

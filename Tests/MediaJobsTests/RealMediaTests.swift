@@ -1,0 +1,61 @@
+import Foundation
+import MediaCore
+import MediaJobs
+import TestSupport
+import Testing
+
+/// Every file in ../shared/media/real: the ones marked ok must probe and remux losslessly to mp4 and mkv;
+/// the ones broken on purpose must fail with a clear code, never crash.
+@Suite struct RealMediaTests {
+    static let okFiles = RealMedia.all().filter { $0.expect == "ok" }
+    static let brokenFiles = RealMedia.all().filter { $0.expect == "broken" }
+
+    @Test func manifestIsPresent() {
+        #expect(Self.okFiles.count >= 15, "expected the real-world media beside the repository at \(RealMedia.directory)")
+        #expect(Self.brokenFiles.count >= 4)
+    }
+
+    @Test(arguments: okFiles)
+    func probesLikeFFprobe(file: RealMedia) throws {
+        let info = try ProbeJob(input: file.path).run()
+        let streams = try Oracle.streams(file.path)
+        #expect(info.tracks.map(\.codec) == streams.map { $0["codec_name"] as? String ?? "" })
+        #expect(info.size == Int64(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as! Int))
+    }
+
+    /// PCM has no MP4 sample entry in libav 5.1's mp4 muxer (mov and mkv take it): a clear refusal.
+    static func mp4CannotHold(_ file: RealMedia) -> Bool { file.name.hasSuffix(".wav") }
+
+    @Test(arguments: okFiles)
+    func remuxesLosslesslyToMP4AndMKV(file: RealMedia) throws {
+        let scratch = try Scratch("real")
+        if Self.mp4CannotHold(file) {
+            let error = #expect(throws: MediaError.self) {
+                try RemuxJob(input: file.path, output: scratch.file("out.mp4"), options: try .init(format: .mp4))
+                    .run(JobContext())
+            }
+            #expect(error?.code == .unsupportedCodec)
+        }
+        for format in [ContainerFormat.mp4, .mkv] where !(format == .mp4 && Self.mp4CannotHold(file)) {
+            let output = scratch.file("out.\(format.rawValue)")
+            let result = try RemuxJob(input: file.path, output: output, options: try .init(format: format))
+                .run(JobContext())
+            let problems = try Lossless.problems(
+                input: file.path, output: output, primingMayShow: !format.signalsPriming)
+            #expect(problems.isEmpty, "\(file.name) → \(format): \(problems) (warnings: \(result.warnings))")
+        }
+    }
+
+    @Test(arguments: brokenFiles)
+    func brokenFilesFailWithAClearCode(file: RealMedia) throws {
+        let scratch = try Scratch("real")
+        let error = #expect(throws: MediaError.self) {
+            try RemuxJob(input: file.path, output: scratch.file("out.mp4"), options: try .init(format: .mp4))
+                .run(JobContext())
+        }
+        let clear: Set<MediaError.Code> = [.truncatedInput, .invalidInput, .unsupportedFormat]
+        #expect(error.map { clear.contains($0.code) } == true, "\(file.name): \(String(describing: error))")
+        #expect(error?.message.isEmpty == false)
+        #expect(try scratch.listing().isEmpty)
+    }
+}
