@@ -53,9 +53,11 @@ public struct OptionReader {
         guard let raw = take(key) else { return nil }
         let lower = raw.lowercased()
         let (digits, scale): (Substring, Double) =
-            lower.hasSuffix("k") ? (lower.dropLast(), 1000) : lower.hasSuffix("m") ? (lower.dropLast(), 1_000_000) : (Substring(lower), 1)
+            lower.hasSuffix("k")
+            ? (lower.dropLast(), 1000) : lower.hasSuffix("m") ? (lower.dropLast(), 1_000_000) : (Substring(lower), 1)
         guard let number = Double(digits), number.isFinite, range.contains(Int(number * scale)) else {
-            throw invalid(key, raw, "expected bits per second from \(range.lowerBound) to \(range.upperBound), e.g. 96k")
+            throw invalid(
+                key, raw, "expected bits per second from \(range.lowerBound) to \(range.upperBound), e.g. 96k")
         }
         return Int(number * scale)
     }

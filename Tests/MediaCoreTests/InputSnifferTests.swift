@@ -20,7 +20,9 @@ import Testing
     }
 
     @Test func tellsH264FromH265() {
-        let h264: [UInt8] = [0, 0, 0, 1, 0x67, 0x64, 0x00, 0x1F, 0, 0, 0, 1, 0x68, 0xEE, 0x3C, 0x80, 0, 0, 1, 0x65, 0x88]
+        let h264: [UInt8] = [
+            0, 0, 0, 1, 0x67, 0x64, 0x00, 0x1F, 0, 0, 0, 1, 0x68, 0xEE, 0x3C, 0x80, 0, 0, 1, 0x65, 0x88,
+        ]
         let hevc: [UInt8] = [0, 0, 0, 1, 0x40, 0x01, 0x0C, 0, 0, 0, 1, 0x42, 0x01, 0x01, 0, 0, 1, 0x44, 0x01, 0xC1]
         #expect(InputSniffer.sniff(head: h264) == .container(.h264))
         #expect(InputSniffer.sniff(head: hevc) == .container(.hevc))

@@ -20,7 +20,10 @@ import Testing
         let input = try Fixtures.h264AacMP4()
         let result = try DemuxJob(input: input, outputDirectory: scratch.path).run(JobContext())
         #expect(try scratch.listing() == ["audio.aac", "info.json", "video.h264"])
-        #expect(result.outputs.map { URL(fileURLWithPath: $0).lastPathComponent } == ["video.h264", "audio.aac", "info.json"])
+        #expect(
+            result.outputs.map { URL(fileURLWithPath: $0).lastPathComponent } == [
+                "video.h264", "audio.aac", "info.json",
+            ])
 
         let video = scratch.file("video.h264")
         #expect(try Oracle.format(video)["format_name"] as? String == "h264")

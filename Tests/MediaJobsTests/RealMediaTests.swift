@@ -11,7 +11,8 @@ import Testing
     static let brokenFiles = RealMedia.all().filter { $0.expect == "broken" }
 
     @Test func manifestIsPresent() {
-        #expect(Self.okFiles.count >= 15, "expected the real-world media beside the repository at \(RealMedia.directory)")
+        #expect(
+            Self.okFiles.count >= 15, "expected the real-world media beside the repository at \(RealMedia.directory)")
         #expect(Self.brokenFiles.count >= 4)
     }
 

@@ -39,7 +39,9 @@ import Testing
     @Test func putsTheMovieBoxFirstByDefault() throws {
         let scratch = try Scratch("remux")
         let input = try Fixtures.h264AacMP4()
-        #expect(try Oracle.topLevelBoxes(input).firstIndex(of: "mdat")! < Oracle.topLevelBoxes(input).firstIndex(of: "moov")!)
+        #expect(
+            try Oracle.topLevelBoxes(input).firstIndex(of: "mdat")! < Oracle.topLevelBoxes(input).firstIndex(
+                of: "moov")!)
         for format in [ContainerFormat.mp4, .mov] {
             let (output, _) = try remux(input, to: format, in: scratch)
             let boxes = try Oracle.topLevelBoxes(output)
@@ -71,7 +73,8 @@ import Testing
         #expect(streams.map { $0["codec_type"] as? String } == ["audio"])
         #expect(result.warnings.contains { $0.contains("m4a cannot hold") })
         #expect(try Oracle.decodedHashes(output) == Oracle.decodedHashes(input, streams: "0:a"))
-        #expect(try Oracle.format(output)["tags"].flatMap { ($0 as? [String: Any])?["major_brand"] as? String } == "M4A ")
+        #expect(
+            try Oracle.format(output)["tags"].flatMap { ($0 as? [String: Any])?["major_brand"] as? String } == "M4A ")
     }
 
     @Test(arguments: [("audio", ["audio"]), ("video", ["video"]), ("all", ["video", "audio"])])
@@ -110,7 +113,9 @@ import Testing
         let input = try Fixtures.h264AacTS()
         let (output, _) = try remux(input, to: .mp4, in: scratch)
         #expect(try Oracle.decodedHashes(output) == Oracle.decodedHashes(input))
-        #expect(try Oracle.streams(output).first { $0["codec_type"] as? String == "audio" }?["codec_tag_string"] as? String == "mp4a")
+        #expect(
+            try Oracle.streams(output).first { $0["codec_type"] as? String == "audio" }?["codec_tag_string"] as? String
+                == "mp4a")
     }
 
     @Test func trimsOnKeyframesAndReportsTheCuts() throws {

@@ -54,7 +54,11 @@ private final class LockedData: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     private var done = false
-    func set(_ value: Data) { lock.withLock { data = value; done = true } }
+    func set(_ value: Data) {
+        lock.withLock {
+            data = value; done = true
+        }
+    }
     var isSet: Bool { lock.withLock { done } }
     var value: Data { lock.withLock { data } }
 }

@@ -7,7 +7,8 @@ import Foundation
 public enum Fixtures {
     private static let directory: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "mediad-fixtures-\(getpid())").path
+            "mediad-fixtures-\(getpid())"
+        ).path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }()
@@ -34,8 +35,10 @@ public enum Fixtures {
     public static func h264AacMP4() throws -> String {
         try make(
             "h264_aac.mp4",
-            pattern + tone + ["-ac", "2", "-c:v", "libx264", "-preset", "veryfast", "-bf", "3", "-g", "30", "-sc_threshold", "0",
-                              "-c:a", "aac", "-b:a", "96k", "-shortest", "-f", "mp4"])
+            pattern + tone + [
+                "-ac", "2", "-c:v", "libx264", "-preset", "veryfast", "-bf", "3", "-g", "30", "-sc_threshold", "0",
+                "-c:a", "aac", "-b:a", "96k", "-shortest", "-f", "mp4",
+            ])
     }
 
     /// 2 s of 320x240 25 fps H.265 ('hvc1', B-frames) and 44.1 kHz mono AAC tagged German, with a
@@ -43,11 +46,13 @@ public enum Fixtures {
     public static func hevcAacMP4() throws -> String {
         try make(
             "hevc_aac.mp4",
-            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi", "-i",
-             "sine=frequency=1000:sample_rate=44100:duration=2", "-c:v", "libx265", "-preset", "ultrafast",
-             "-x265-params", "bframes=3:keyint=25:log-level=error", "-tag:v", "hvc1", "-c:a", "aac", "-ac", "1",
-             "-metadata:s:a:0", "language=deu", "-metadata", "creation_time=2024-01-02T03:04:05Z", "-shortest",
-             "-f", "mp4"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi", "-i",
+                "sine=frequency=1000:sample_rate=44100:duration=2", "-c:v", "libx265", "-preset", "ultrafast",
+                "-x265-params", "bframes=3:keyint=25:log-level=error", "-tag:v", "hvc1", "-c:a", "aac", "-ac", "1",
+                "-metadata:s:a:0", "language=deu", "-metadata", "creation_time=2024-01-02T03:04:05Z", "-shortest",
+                "-f", "mp4",
+            ])
     }
 
     /// `h264AacMP4` as MPEG-TS (Annex-B video, ADTS audio), as a camera or broadcast capture.
@@ -64,8 +69,10 @@ public enum Fixtures {
     public static func hevcAnnexB() throws -> String {
         try make(
             "video.h265",
-            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx265", "-preset",
-             "ultrafast", "-x265-params", "bframes=4:keyint=25:log-level=error", "-f", "hevc"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx265", "-preset",
+                "ultrafast", "-x265-params", "bframes=4:keyint=25:log-level=error", "-f", "hevc",
+            ])
     }
 
     /// The AAC stream of `h264AacMP4` as ADTS.
@@ -77,8 +84,10 @@ public enum Fixtures {
     public static func wav() throws -> String {
         try make(
             "tone.wav",
-            ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2", "-f", "lavfi", "-i",
-             "sine=frequency=660:sample_rate=44100:duration=2", "-filter_complex", "[0][1]amerge=inputs=2",
-             "-c:a", "pcm_s16le", "-f", "wav"])
+            [
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2", "-f", "lavfi", "-i",
+                "sine=frequency=660:sample_rate=44100:duration=2", "-filter_complex", "[0][1]amerge=inputs=2",
+                "-c:a", "pcm_s16le", "-f", "wav",
+            ])
     }
 }

@@ -27,7 +27,9 @@ public enum Lossless {
                     }
                     continue
                 }
-                let same = try Oracle.decodedHashes(input, streams: "0:\(spec)") == Oracle.decodedHashes(output, streams: "0:\(spec)")
+                let same =
+                    try Oracle.decodedHashes(input, streams: "0:\(spec)")
+                    == Oracle.decodedHashes(output, streams: "0:\(spec)")
                 if same { continue }
                 if kind == "audio", primingMayShow, try Oracle.audioOffset(of: input, in: output, stream: spec) != nil {
                     continue

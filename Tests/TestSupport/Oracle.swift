@@ -29,7 +29,9 @@ public enum Oracle {
     {
         let output = try Command.run(
             "ffmpeg",
-            ["-v", "error", "-autorotate", "0"] + extraInput + ["-i", path, "-map", spec, "-fps_mode", "passthrough", "-f", "streamhash", "-hash", "md5", "-"])
+            ["-v", "error", "-autorotate", "0"] + extraInput + [
+                "-i", path, "-map", spec, "-fps_mode", "passthrough", "-f", "streamhash", "-hash", "md5", "-",
+            ])
         return output.text.split(separator: "\n").map { line in
             String(line.split(separator: ",").dropFirst().joined(separator: ","))
         }
@@ -39,8 +41,10 @@ public enum Oracle {
     public static func packets(_ path: String, stream: String) throws -> [[String: Any]] {
         let output = try Command.run(
             "ffprobe",
-            ["-v", "error", "-select_streams", stream, "-print_format", "json", "-show_entries",
-             "packet=pts,dts,duration,flags,size", path])
+            [
+                "-v", "error", "-select_streams", stream, "-print_format", "json", "-show_entries",
+                "packet=pts,dts,duration,flags,size", path,
+            ])
         let json = try JSONSerialization.jsonObject(with: output.stdout) as? [String: Any]
         return json?["packets"] as? [[String: Any]] ?? []
     }
@@ -50,29 +54,37 @@ public enum Oracle {
         -> [Float]
     {
         let output = try Command.run(
-            "ffmpeg", ["-v", "error"] + extraInput + ["-i", path, "-map", "0:\(spec)", "-f", "f32le", "-c:a", "pcm_f32le", "-"])
+            "ffmpeg",
+            ["-v", "error"] + extraInput + ["-i", path, "-map", "0:\(spec)", "-f", "f32le", "-c:a", "pcm_f32le", "-"])
         return output.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
     /// Number of packets in stream `spec` (e.g. "v:0") as ffprobe counts them.
     public static func packetCount(_ path: String, stream spec: String) throws -> Int {
         let output = try Command.run(
-            "ffprobe", ["-v", "error", "-select_streams", spec, "-count_packets", "-show_entries",
-                        "stream=nb_read_packets", "-of", "csv=p=0", path])
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", spec, "-count_packets", "-show_entries",
+                "stream=nb_read_packets", "-of", "csv=p=0", path,
+            ])
         let first = output.text.split(separator: "\n").first.map(String.init) ?? ""
         return Int(first.trimmingCharacters(in: .whitespaces)) ?? -1
     }
 
     /// The payload bytes of stream `spec`, packets concatenated (`-c copy -f data`).
     public static func packetPayload(_ path: String, stream spec: String) throws -> Data {
-        try Command.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:\(spec)", "-c", "copy", "-f", "data", "-"]).stdout
+        try Command.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:\(spec)", "-c", "copy", "-f", "data", "-"])
+            .stdout
     }
 
     /// Per-frame MD5s of the first video stream as stored (no rotation, no frame-rate conversion).
     public static func videoFrameHashes(_ path: String) throws -> [String] {
         let output = try Command.run(
-            "ffmpeg", ["-v", "error", "-autorotate", "0", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
-                       "-f", "framemd5", "-"])
+            "ffmpeg",
+            [
+                "-v", "error", "-autorotate", "0", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                "-f", "framemd5", "-",
+            ])
         return output.text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
             $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
         }
@@ -81,7 +93,9 @@ public enum Oracle {
     /// Whether the decoded first audio stream of `output` is that of `input`, possibly with encoder priming
     /// in front (containers that cannot signal priming play it) and padding behind.
     /// Returns the offset (in interleaved sample values) at which `input`'s audio starts in `output`'s, or nil.
-    public static func audioOffset(of input: String, in output: String, stream spec: String = "a:0", maxPriming: Int = 8192)
+    public static func audioOffset(
+        of input: String, in output: String, stream spec: String = "a:0", maxPriming: Int = 8192
+    )
         throws -> Int?
     {
         let source = try decodeAudio(input, stream: spec)

@@ -50,7 +50,8 @@ import Testing
     @Test func remuxReportsCutPointsAsJSON() throws {
         let scratch = try Scratch("cli")
         let result = try mediad(
-            "remux", try Fixtures.h264AacMP4(), "-o", scratch.file("clip.mp4"), "--start", "1.5", "--end", "1.6", "--json")
+            "remux", try Fixtures.h264AacMP4(), "-o", scratch.file("clip.mp4"), "--start", "1.5", "--end", "1.6",
+            "--json")
         #expect(result.status == 0)
         let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
         #expect(object?["cut_start"] as? Double == 1.0)
@@ -61,8 +62,9 @@ import Testing
         let scratch = try Scratch("cli")
         let result = try mediad("demux", try Fixtures.h264AacMP4(), "-o", scratch.file("parts"))
         #expect(result.status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("parts")).sorted()
-            == ["audio.aac", "info.json", "video.h264"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.file("parts")).sorted()
+                == ["audio.aac", "info.json", "video.h264"])
     }
 
     @Test func failuresPrintOneErrorLineWithACode() throws {
@@ -70,7 +72,10 @@ import Testing
         let text = try scratch.write("notes.mp4", Array("#EXTM3U\nsegment.ts\n".utf8))
         let refused = try mediad("remux", text, "-o", scratch.file("out.mp4"))
         #expect(refused.status == 1)
-        #expect(refused.stderr == "error: unsupported_format: the input is an HLS playlist, not a media format this job accepts (MP4/MOV, Matroska, MPEG-TS, FLV, ASF, WAV)\n")
+        #expect(
+            refused.stderr
+                == "error: unsupported_format: the input is an HLS playlist, not a media format this job accepts (MP4/MOV, Matroska, MPEG-TS, FLV, ASF, WAV)\n"
+        )
         let unknownExtension = try mediad("remux", try Fixtures.h264AacMP4(), "-o", scratch.file("out.xyz"))
         #expect(unknownExtension.status == 1)
         #expect(unknownExtension.stderr.hasPrefix("error: invalid_option: cannot tell the format from"))

@@ -12,7 +12,9 @@ public struct ADTSHeader: Equatable, Sendable {
     public var rawDataBlockCount: Int
 
     /// Sampling rates by index (ISO/IEC 14496-3, 1.6.3.4).
-    public static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+    public static let sampleRates = [
+        96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350,
+    ]
 
     public var sampleRate: Int? {
         samplingFrequencyIndex < Self.sampleRates.count ? Self.sampleRates[samplingFrequencyIndex] : nil

@@ -27,14 +27,17 @@ public enum ISOBoxValidator {
             let type = String(decoding: header[4..<8], as: UTF8.self)
             var headerSize: Int64 = 8
             if size == 1 {
-                guard header.count >= 16 else { throw MediaError(.truncatedInput, "the '\(type)' box header is cut off") }
+                guard header.count >= 16 else {
+                    throw MediaError(.truncatedInput, "the '\(type)' box header is cut off")
+                }
                 size = Int64(bitPattern: (UInt64(bigEndian32(header, 8)) << 32) | UInt64(bigEndian32(header, 12)))
                 headerSize = 16
             } else if size == 0 {
                 size = fileSize - offset
             }
             guard size >= headerSize else {
-                throw MediaError(.invalidInput, "the '\(printable(type))' box at byte \(offset) has an impossible size \(size)")
+                throw MediaError(
+                    .invalidInput, "the '\(printable(type))' box at byte \(offset) has an impossible size \(size)")
             }
             guard offset + size <= fileSize else {
                 throw MediaError(
@@ -45,12 +48,14 @@ public enum ISOBoxValidator {
             if type == "moov" {
                 sawMovie = true
                 guard size <= maxMovieBoxSize else {
-                    throw MediaError(.invalidInput, "the 'moov' box is \(size) bytes, over the \(maxMovieBoxSize) limit")
+                    throw MediaError(
+                        .invalidInput, "the 'moov' box is \(size) bytes, over the \(maxMovieBoxSize) limit")
                 }
                 try handle.seek(toOffset: UInt64(offset + headerSize))
                 let body = [UInt8](try handle.read(upToCount: Int(size - headerSize)) ?? Data())
                 guard try checkTimescales(in: body[...]) else {
-                    throw MediaError(.invalidInput, "the 'moov' box has no 'mvhd' (movie header), so its timing is unknown")
+                    throw MediaError(
+                        .invalidInput, "the 'moov' box has no 'mvhd' (movie header), so its timing is unknown")
                 }
             }
             offset += size
@@ -82,7 +87,8 @@ public enum ISOBoxValidator {
                     throw MediaError(.invalidInput, "the '\(type)' box is too short")
                 }
                 if bigEndian32(Array(content[position..<position + 4]), 0) == 0 {
-                    throw MediaError(.invalidInput, "the '\(type)' box has a timescale of 0, so no timestamp can be trusted")
+                    throw MediaError(
+                        .invalidInput, "the '\(type)' box has a timescale of 0, so no timestamp can be trusted")
                 }
             default:
                 break

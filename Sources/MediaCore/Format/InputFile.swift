@@ -81,7 +81,8 @@ public final class InputFile {
         case .container(let container):
             throw MediaError(
                 .unsupportedFormat,
-                "the input is \(container.displayName); expected \(accepted.map(\.displayName).joined(separator: ", "))")
+                "the input is \(container.displayName); expected \(accepted.map(\.displayName).joined(separator: ", "))"
+            )
         case .unrecognized(let what):
             throw MediaError(
                 .unsupportedFormat,

@@ -31,7 +31,9 @@ public enum InputSniffer {
         if head.isEmpty { return .empty }
         if head.count >= 8 {
             let boxType = String(decoding: head[4..<8], as: UTF8.self)
-            let isoBoxes: Set<String> = ["ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "styp", "sidx", "moof"]
+            let isoBoxes: Set<String> = [
+                "ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "styp", "sidx", "moof",
+            ]
             if isoBoxes.contains(boxType) { return .container(.mp4) }
         }
         if head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return .container(.matroska) }

@@ -45,12 +45,14 @@ extension MediaInfo.Track {
         case AVMEDIA_TYPE_VIDEO:
             width = parameters.width > 0 ? Int(parameters.width) : nil
             height = parameters.height > 0 ? Int(parameters.height) : nil
-            let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+            let rate =
+                stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
             frameRate = rate.num > 0 && rate.den > 0 ? "\(rate.num)/\(rate.den)" : nil
             if let name = av_get_pix_fmt_name(AVPixelFormat(parameters.format)) { pixelFormat = String(cString: name) }
             rotation = Self.rotation(stream)
             let aspect = parameters.sample_aspect_ratio
-            sampleAspectRatio = aspect.num > 0 && aspect.den > 0 && aspect.num != aspect.den ? "\(aspect.num):\(aspect.den)" : nil
+            sampleAspectRatio =
+                aspect.num > 0 && aspect.den > 0 && aspect.num != aspect.den ? "\(aspect.num):\(aspect.den)" : nil
         default:
             break
         }

@@ -43,7 +43,9 @@ public struct DemuxJob: Sendable {
             let index = Int(stream.pointee.index)
             namesUsed[kind.baseName, default: 0] += 1
             let count = namesUsed[kind.baseName]!
-            let name = count == 1 ? "\(kind.baseName).\(kind.fileExtension)" : "\(kind.baseName).\(count).\(kind.fileExtension)"
+            let name =
+                count == 1
+                ? "\(kind.baseName).\(kind.fileExtension)" : "\(kind.baseName).\(count).\(kind.fileExtension)"
             extractors[index] = try ElementaryStreamExtractor(
                 kind: kind, stream: stream, path: outputDirectory + "/" + name)
             info.tracks[index].output = name
@@ -85,7 +87,8 @@ public struct DemuxJob: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
         } catch {
-            throw MediaError(.ioError, "cannot create the output directory \(outputDirectory): \(error.localizedDescription)")
+            throw MediaError(
+                .ioError, "cannot create the output directory \(outputDirectory): \(error.localizedDescription)")
         }
     }
 }

@@ -77,10 +77,13 @@ final class ElementaryStreamExtractor {
             filter = nil
         }
         let described = filter?.outputParameters ?? parameters
-        let extradata = described.pointee.extradata.map {
-            Array(UnsafeBufferPointer(start: $0, count: Int(described.pointee.extradata_size)))
-        } ?? []
-        parameterSets = kind == .aac || !(extradata.starts(with: [0, 0, 1]) || extradata.starts(with: [0, 0, 0, 1])) ? [] : extradata
+        let extradata =
+            described.pointee.extradata.map {
+                Array(UnsafeBufferPointer(start: $0, count: Int(described.pointee.extradata_size)))
+            } ?? []
+        parameterSets =
+            kind == .aac || !(extradata.starts(with: [0, 0, 1]) || extradata.starts(with: [0, 0, 0, 1]))
+            ? [] : extradata
         output = try OutputFile(path: path, muxer: kind.muxer)
         try output.addStream(copying: described, timeBase: filter?.outputTimeBase ?? inputTimeBase)
         try output.writeHeader()

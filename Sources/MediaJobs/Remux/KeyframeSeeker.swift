@@ -21,7 +21,9 @@ struct KeyframeSeeker {
             var lastKeyframe: Int64? = nil
             var firstKeyframe: Int64? = nil
             while try input.read(into: packet) {
-                guard packet.streamIndex == anchor, packet.isKeyframe, let pts = packet.pts ?? packet.dts else { continue }
+                guard packet.streamIndex == anchor, packet.isKeyframe, let pts = packet.pts ?? packet.dts else {
+                    continue
+                }
                 if firstKeyframe == nil { firstKeyframe = pts }
                 if pts > target { break }
                 lastKeyframe = pts

@@ -29,7 +29,8 @@ public struct RemuxJob: Sendable {
         let anchor = routes.first { $0.kind == AVMEDIA_TYPE_VIDEO } ?? routes[0]
         let requestedStart = options.start.flatMap { $0 > 0 ? $0 : nil }
         if let requestedStart, let duration = source.duration, requestedStart >= duration {
-            throw MediaError(.emptySelection, "start (\(requestedStart) s) is past the end of the input (\(duration) s)")
+            throw MediaError(
+                .emptySelection, "start (\(requestedStart) s) is past the end of the input (\(duration) s)")
         }
         let cutStart = try requestedStart.map {
             try KeyframeSeeker(input: source, anchor: anchor.inputIndex).positionAtKeyframe(before: $0)
@@ -37,7 +38,8 @@ public struct RemuxJob: Sendable {
         let window = TrimWindow(
             anchorIndex: anchor.inputIndex, anchorTimeBase: anchor.inputTimeBase, cutStart: cutStart, end: options.end)
         let destination = try plan.makeOutput(path: output, input: source)
-        try destination.writeHeader(options: options.muxerOptions(hasVideo: routes.contains { $0.kind == AVMEDIA_TYPE_VIDEO }))
+        try destination.writeHeader(
+            options: options.muxerOptions(hasVideo: routes.contains { $0.kind == AVMEDIA_TYPE_VIDEO }))
 
         var writer = PacketWriter(output: destination, plan: plan, window: window)
         let packet = Packet()

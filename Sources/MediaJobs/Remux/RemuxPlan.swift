@@ -51,7 +51,8 @@ final class RemuxPlan {
             }
         }
         guard !chosen.isEmpty else {
-            let what = options.format == .m4a ? "audio" : options.tracks == .all ? "audio or video" : options.tracks.rawValue
+            let what =
+                options.format == .m4a ? "audio" : options.tracks == .all ? "audio or video" : options.tracks.rawValue
             throw MediaError(.missingStream, "the input has no \(what) track to remux")
         }
         muxer = try Self.chooseMuxer(for: chosen, format: options.format, warnings: &skipped)
@@ -107,11 +108,13 @@ final class RemuxPlan {
         let alternatives = ContainerFormat.allCases.filter { candidate in
             candidate != format && codecs.allSatisfy { supports(candidate.muxerName, $0) }
         }
-        let hint = alternatives.isEmpty ? "" : "; formats that can: \(alternatives.map(\.rawValue).joined(separator: ", "))"
+        let hint =
+            alternatives.isEmpty ? "" : "; formats that can: \(alternatives.map(\.rawValue).joined(separator: ", "))"
         throw MediaError(.unsupportedCodec, "\(format) cannot hold \(names)\(hint)")
     }
 
-    private static func supports(_ muxer: String, _ codec: AVCodecID, compliance: Int32 = FF_COMPLIANCE_NORMAL) -> Bool {
+    private static func supports(_ muxer: String, _ codec: AVCodecID, compliance: Int32 = FF_COMPLIANCE_NORMAL) -> Bool
+    {
         guard let format = av_guess_format(muxer, nil, nil) else { return false }
         // Negative means the muxer keeps no codec list (MPEG-TS): writing the header decides.
         return avformat_query_codec(format, codec, compliance) != 0
@@ -128,9 +131,11 @@ final class RemuxPlan {
         }
         switch parameters.pointee.codec_id {
         case AV_CODEC_ID_H264:
-            return try BitstreamFilter(name: "h264_mp4toannexb", parameters: parameters, timeBase: stream.pointee.time_base)
+            return try BitstreamFilter(
+                name: "h264_mp4toannexb", parameters: parameters, timeBase: stream.pointee.time_base)
         case AV_CODEC_ID_HEVC:
-            return try BitstreamFilter(name: "hevc_mp4toannexb", parameters: parameters, timeBase: stream.pointee.time_base)
+            return try BitstreamFilter(
+                name: "hevc_mp4toannexb", parameters: parameters, timeBase: stream.pointee.time_base)
         default:
             return nil
         }
@@ -141,7 +146,8 @@ final class RemuxPlan {
         let info = MediaInfo.Track(describing: stream)
         if let rotation = info.rotation, rotation != 0, !format.storesRotation {
             warnings.append(
-                "track \(info.index): rotation \(rotation)° cannot be stored in \(format) with libav 5.1 and was dropped")
+                "track \(info.index): rotation \(rotation)° cannot be stored in \(format) with libav 5.1 and was dropped"
+            )
         }
         if let language = info.language, !format.storesLanguage {
             warnings.append("track \(info.index): language '\(language)' cannot be stored in \(format)")
@@ -155,10 +161,12 @@ final class RemuxPlan {
         for route in routes.values.sorted(by: { $0.outputIndex < $1.outputIndex }) {
             let source = input.stream(route.inputIndex)
             let parameters = route.filter?.outputParameters ?? source.pointee.codecpar!
-            let stream = try output.addStream(copying: parameters, timeBase: route.filter?.outputTimeBase ?? source.pointee.time_base)
+            let stream = try output.addStream(
+                copying: parameters, timeBase: route.filter?.outputTimeBase ?? source.pointee.time_base)
             let tag = source.pointee.codecpar.pointee.codec_tag
-            if keepTags, tag != 0, av_codec_get_id(output.context.pointee.oformat.pointee.codec_tag, tag)
-                == parameters.pointee.codec_id
+            if keepTags, tag != 0,
+                av_codec_get_id(output.context.pointee.oformat.pointee.codec_tag, tag)
+                    == parameters.pointee.codec_id
             {
                 stream.pointee.codecpar.pointee.codec_tag = tag
             }
@@ -172,7 +180,8 @@ final class RemuxPlan {
                 copy.update(from: item.data, count: item.size)
             }
         }
-        for (key, value) in LibavTags.dictionary(input.context.pointee.metadata) where !Self.sourceOnlyTags.contains(key) {
+        for (key, value) in LibavTags.dictionary(input.context.pointee.metadata)
+        where !Self.sourceOnlyTags.contains(key) {
             av_dict_set(&output.context.pointee.metadata, key, value, 0)
         }
         return output
