@@ -70,6 +70,27 @@ struct PCMCase: Sendable, CustomStringConvertible {
         #expect(snr >= 20, "SNR \(snr) dB")
     }
 
+    @Test(arguments: 1...8)
+    func encodesEveryChannelCount(_ channels: Int) throws {
+        let scratch = try Scratch("channels")
+        let sine = Sine(sampleRate: 48000, channels: channels, count: 8 * 1024, format: .s16le)
+        let (result, output) = try Self.encode(sine, .s16le, in: scratch)
+        #expect(result.channels == channels)
+        #expect(try Oracle.streams(output).first?["channels"] as? Int == channels)
+        #expect(try Oracle.decodeAudio(output).count == sine.count * channels)
+    }
+
+    /// AAC has no 192 kHz: the input is resampled to the nearest rate it has, with a warning.
+    @Test func resamplesRatesAACCannotCode() throws {
+        let scratch = try Scratch("resample")
+        let sine = Sine(sampleRate: 192_000, channels: 1, count: 64 * 1024, format: .s24le)
+        let (result, output) = try Self.encode(sine, .s24le, in: scratch)
+        #expect(result.sampleRate == 96000 && result.samples == Int64(sine.count))
+        #expect(result.warnings.count == 1 && result.warnings.first?.contains("96000") == true)
+        let stream = try #require(try Oracle.streams(output).first)
+        #expect(stream["sample_rate"] as? String == "96000" && stream["duration_ts"] as? Int == sine.count / 2)
+    }
+
     /// The edit list covers exactly the input; libav 5.1's mov demuxer trims the priming from it but not
     /// the padding of the last frame, so its decoder returns the input rounded up to a whole frame.
     @Test func editListMarksPrimingAndExactLength() throws {
