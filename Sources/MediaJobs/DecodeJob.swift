@@ -3,8 +3,10 @@ import MediaCore
 
 /// Decodes the AAC track of an ADTS, M4A or MP4 file to WAV or raw PCM.
 ///
-/// libavcodec's AAC decoder drops encoder priming and edit-list trims itself (the mov demuxer marks them
-/// on the packets), so the output holds exactly the samples the file presents.
+/// libavcodec's AAC decoder drops encoder priming itself (the mov demuxer marks it on the first packets),
+/// so the output holds the samples the ffmpeg tool would decode. libav 5.1 trims only the start of an
+/// edit list, not its end: an M4A whose length is not a whole number of AAC frames decodes with the last
+/// frame's padding (under 1024 samples) still on, exactly as the ffmpeg tool of the same version does.
 ///
 /// Damaged packets — typically a last ADTS frame cut short — are skipped and reported in a warning, as a
 /// player would; a file in which no packet decodes fails with `invalid_input`.
@@ -74,7 +76,7 @@ public struct DecodeJob: Sendable {
                     guard try decoder.receive(into: frame) else { return }
                 } catch let error as MediaError where error.code == .invalidInput {
                     damaged += 1
-                    continue
+                    return
                 }
                 let sink = try writer ?? makeWriter(for: AudioFormat(of: frame))
                 writer = sink

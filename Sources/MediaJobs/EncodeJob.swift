@@ -4,8 +4,9 @@ import MediaCore
 /// Encodes raw PCM or WAV to AAC-LC (M4A, MP4 or ADTS), or wraps it in a WAV header.
 ///
 /// AAC comes from libavcodec's native `aac` encoder after libswresample has converted the samples to
-/// planar float. In M4A/MP4 the encoder's priming is recorded in an edit list, so a decoder gives back
-/// exactly as many samples as went in; ADTS cannot record it, which the result says in a warning.
+/// planar float. In M4A/MP4 the encoder's priming and the last frame's padding are recorded in an edit
+/// list, so a player that honours it plays exactly the samples that went in (libav 5.1 itself trims only
+/// the priming); ADTS cannot record either, which the result says in a warning.
 public struct EncodeJob: Sendable {
     /// What to encode to, and how to read raw PCM input.
     public struct Options: Sendable, Codable, Equatable {
@@ -128,7 +129,8 @@ public struct EncodeJob: Sendable {
             var stored = source.sampleFormat
             if !stored.fitsWAV {
                 stored = .s16le
-                warnings.append("WAV holds little-endian samples: the \(source.sampleFormat.rawValue) input was stored as s16le")
+                warnings.append(
+                    "WAV holds little-endian samples: the \(source.sampleFormat.rawValue) input was stored as s16le")
             }
             return try AudioWriter(output: file, encoder: try Encoder.pcm(stored, like: source.format))
         }
@@ -140,7 +142,8 @@ public struct EncodeJob: Sendable {
                 "ADTS cannot record encoder priming: decoders will output \(encoder.context.pointee.initial_padding) "
                     + "extra samples at the start and pad the end to a whole frame; use m4a or mp4 for exact length")
         }
-        return try AudioWriter(output: file, encoder: encoder, muxerOptions: options.format.muxerOptions(sampleRate: target.sampleRate))
+        return try AudioWriter(
+            output: file, encoder: encoder, muxerOptions: options.format.muxerOptions(sampleRate: target.sampleRate))
     }
 
     /// Planar float at a rate and in a layout the AAC encoder accepts.
@@ -164,6 +167,7 @@ public struct EncodeJob: Sendable {
             }
             mask = match
         }
-        return AudioFormat(sampleFormat: AV_SAMPLE_FMT_FLTP, sampleRate: rate, channels: source.channels, channelMask: mask)
+        return AudioFormat(
+            sampleFormat: AV_SAMPLE_FMT_FLTP, sampleRate: rate, channels: source.channels, channelMask: mask)
     }
 }

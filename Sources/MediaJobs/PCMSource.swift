@@ -33,7 +33,9 @@ final class PCMSource {
             throw MediaError(.emptyInput, "the input file is empty")
         case .container(.wav):
             let input = try InputFile(path: path, container: .wav)
-            guard let stream = input.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO })
+            guard
+                let stream = input.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+                )
             else { throw MediaError(.missingStream, "the WAV file has no audio stream") }
             let parameters = stream.pointee.codecpar.pointee
             guard let format = SampleFormat(codecID: parameters.codec_id) else {
@@ -42,9 +44,12 @@ final class PCMSource {
                     "the WAV file holds \(String(cString: avcodec_get_name(parameters.codec_id))); "
                         + "encode takes PCM in \(SampleFormat.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            (sampleFormat, sampleRate, channels) = (format, Int(parameters.sample_rate), Int(parameters.ch_layout.nb_channels))
+            (sampleFormat, sampleRate, channels) = (
+                format, Int(parameters.sample_rate), Int(parameters.ch_layout.nb_channels)
+            )
             try PCMSource.checkAgreement(options, sampleFormat: format, sampleRate: sampleRate, channels: channels)
-            let duration = av_rescale_q(stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: Int32(sampleRate)))
+            let duration = av_rescale_q(
+                stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: Int32(sampleRate)))
             totalSamples = stream.pointee.duration > 0 ? duration : 0
             decoder = try Decoder(stream: stream)
             reader = .wav(input, streamIndex: Int(stream.pointee.index))

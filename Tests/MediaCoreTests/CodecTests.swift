@@ -12,7 +12,8 @@ import Testing
         frame.pointer.pointee.nb_samples = Int32(values.count / format.channels)
         #expect(av_frame_get_buffer(frame.pointer, 0) >= 0)
         values.withUnsafeBytes { bytes in
-            frame.pointer.pointee.data.0!.update(from: bytes.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count)
+            frame.pointer.pointee.data.0!.update(
+                from: bytes.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count)
         }
         return frame
     }

@@ -69,7 +69,8 @@ import Testing
             "video_only.mp4", ["-i", try Fixtures.h264AacMP4(), "-map", "0:v", "-c", "copy", "-f", "mp4"])
         #expect(Self.decodeError(videoOnly, scratch)?.code == .missingStream)
         #expect(Self.decodeError(try Fixtures.wav(), scratch)?.code == .unsupportedFormat)
-        #expect(Self.decodeError(try scratch.write("noise.bin", Self.noise(50_000)), scratch)?.code == .unsupportedFormat)
+        #expect(
+            Self.decodeError(try scratch.write("noise.bin", Self.noise(50_000)), scratch)?.code == .unsupportedFormat)
         let amr = RealMedia.directory + "/sannies_mp4parser/MOV00006.3gp"
         let error = Self.decodeError(amr, scratch)
         #expect(error?.code == .unsupportedCodec && error?.message.contains("amr") == true)
@@ -88,7 +89,9 @@ import Testing
 
     @Test func encodeOptionsAcceptTheirForms() throws {
         let options = try EncodeJob.Options(
-            parsing: ["sample_rate": "8000", "channels": "8", "sample_format": "f64le", "bitrate": "96k", "format": "wav"])
+            parsing: [
+                "sample_rate": "8000", "channels": "8", "sample_format": "f64le", "bitrate": "96k", "format": "wav",
+            ])
         #expect(options == EncodeJob.Options(sampleRate: 8000, channels: 8, sampleFormat: .f64le, format: .wav))
         #expect(try EncodeJob.Options(parsing: [:]) == EncodeJob.Options())
         let error = #expect(throws: MediaError.self) { try EncodeJob.Options(channels: 12).validate() }
@@ -110,7 +113,8 @@ import Testing
     }
 
     @Test func optionsRoundTripAsJSON() throws {
-        let encode = EncodeJob.Options(sampleRate: 48000, channels: 1, sampleFormat: .s24le, bitrate: 128_000, format: .adts)
+        let encode = EncodeJob.Options(
+            sampleRate: 48000, channels: 1, sampleFormat: .s24le, bitrate: 128_000, format: .adts)
         let json = String(decoding: try JSONEncoder().encode(encode), as: UTF8.self)
         #expect(json.contains("\"sample_rate\":48000") && json.contains("\"sample_format\":\"s24le\""))
         #expect(try JSONDecoder().decode(EncodeJob.Options.self, from: Data(json.utf8)) == encode)

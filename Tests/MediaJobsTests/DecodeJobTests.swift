@@ -29,8 +29,10 @@ enum AACSource: String, CaseIterable, Sendable, CustomStringConvertible {
     static func m4a() throws -> String {
         try Fixtures.make(
             "tone.m4a",
-            ["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100:duration=1.3", "-c:a", "aac", "-b:a", "96k",
-             "-f", "ipod"])
+            [
+                "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100:duration=1.3", "-c:a", "aac", "-b:a", "96k",
+                "-f", "ipod",
+            ])
     }
 
     /// What the ffmpeg tool decodes from the first audio track of `path`, as raw `format` samples.
@@ -101,7 +103,8 @@ enum AACSource: String, CaseIterable, Sendable, CustomStringConvertible {
         var lastFrame = 0
         var offset = 0
         while offset + 7 <= whole.count {
-            let length = (Int(whole[offset + 3] & 0x03) << 11) | (Int(whole[offset + 4]) << 3) | Int(whole[offset + 5] >> 5)
+            let length =
+                (Int(whole[offset + 3] & 0x03) << 11) | (Int(whole[offset + 4]) << 3) | Int(whole[offset + 5] >> 5)
             guard length > 7 else { break }
             lastFrame = offset
             offset += length

@@ -14,7 +14,9 @@ struct PCMCase: Sendable, CustomStringConvertible {
 
     /// Every sample format, mono and stereo, at 44.1 and 48 kHz.
     static let matrix: [PCMCase] = SampleFormat.allCases.flatMap { format in
-        [(1, 44100), (2, 44100), (1, 48000), (2, 48000)].map { PCMCase(format: format, channels: $0.0, sampleRate: $0.1) }
+        [(1, 44100), (2, 44100), (1, 48000), (2, 48000)].map {
+            PCMCase(format: format, channels: $0.0, sampleRate: $0.1)
+        }
     }
 }
 
@@ -46,7 +48,8 @@ struct PCMCase: Sendable, CustomStringConvertible {
 
         let stream = try #require(try Oracle.streams(output).first)
         #expect(stream["codec_name"] as? String == "aac" && stream["profile"] as? String == "LC")
-        #expect(stream["sample_rate"] as? String == String(pcm.sampleRate) && stream["channels"] as? Int == pcm.channels)
+        #expect(
+            stream["sample_rate"] as? String == String(pcm.sampleRate) && stream["channels"] as? Int == pcm.channels)
         let boxes = try Oracle.topLevelBoxes(output)
         #expect(try #require(boxes.firstIndex(of: "moov")) < (try #require(boxes.firstIndex(of: "mdat"))))
 
@@ -151,6 +154,8 @@ struct PCMCase: Sendable, CustomStringConvertible {
         let stream = try #require(try Oracle.streams(output).first)
         #expect(stream["sample_rate"] as? String == "44100" && stream["channels"] as? Int == 2)
         #expect(stream["duration_ts"] as? Int == 88200)
+        let json = String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
+        #expect(json.contains("\"sample_rate\":44100") && json.contains("\"input_sample_format\":\"s16le\""))
     }
 
     @Test func agreeingWAVOptionsAreAccepted() throws {

@@ -27,7 +27,9 @@ public final class AudioFifo {
             .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         let written = av_audio_fifo_write(fifo, data, Int32(frame.sampleCount))
         try LibavError.check(written, "queueing audio", code: .internalError)
-        guard Int(written) == frame.sampleCount else { throw MediaError(.internalError, "audio queue accepted too few samples") }
+        guard Int(written) == frame.sampleCount else {
+            throw MediaError(.internalError, "audio queue accepted too few samples")
+        }
     }
 
     /// Takes up to `samples` samples into a freshly allocated `frame` timed at `pts`; returns how many.

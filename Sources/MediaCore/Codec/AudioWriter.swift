@@ -65,7 +65,8 @@ public final class AudioWriter {
         if let resampler {
             guard resampler.accepts(frame) else {
                 throw MediaError(
-                    .invalidInput, "the audio changes format mid-stream, from \(resampler.input) to \(AudioFormat(of: frame))")
+                    .invalidInput,
+                    "the audio changes format mid-stream, from \(resampler.input) to \(AudioFormat(of: frame))")
             }
             return resampler
         }

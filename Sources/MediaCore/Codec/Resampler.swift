@@ -60,7 +60,8 @@ public final class Resampler {
         let outData = UnsafeMutableRawPointer(converted.pointer.pointee.extended_data!)
             .assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         let inData = frame.map {
-            UnsafeMutableRawPointer($0.pointer.pointee.extended_data!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+            UnsafeMutableRawPointer($0.pointer.pointee.extended_data!).assumingMemoryBound(
+                to: UnsafePointer<UInt8>?.self)
         }
         let produced = swr_convert(swr, outData, max(capacity, 1), inData, inputCount)
         try LibavError.check(produced, "converting audio from \(input) to \(output)", code: .internalError)
