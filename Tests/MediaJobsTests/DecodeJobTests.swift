@@ -117,6 +117,22 @@ enum AACSource: String, CaseIterable, Sendable, CustomStringConvertible {
         #expect(result.warnings.count == 1 && result.warnings.first?.contains("damaged") == true)
     }
 
+    @Test func reportsProgressAndStopsWhenCancelled() throws {
+        let scratch = try Scratch("decodecancel")
+        let input = AACSource.fragmentedMP4
+        let progress = ProgressLog()
+        let job = DecodeJob(input: try input.path(), output: scratch.file("output.wav"), options: .init())
+        let cancelling = JobContext(reportProgress: { progress.add($0) }, isCancelled: { progress.count >= 10 })
+        let error = #expect(throws: MediaError.self) { try job.run(cancelling) }
+        #expect(error?.code == .cancelled)
+        #expect(try scratch.listing().isEmpty)
+
+        let finished = ProgressLog()
+        _ = try job.run(JobContext(reportProgress: { finished.add($0) }))
+        #expect(finished.values.last == 1 && finished.values == finished.values.sorted())
+        #expect(try scratch.listing() == ["output.wav"])
+    }
+
     @Test func realTruncatedADTSDecodes() throws {
         let scratch = try Scratch("cbs")
         let input = RealMedia.directory + "/google_ExoPlayer/sample_cbs_truncated.adts"
