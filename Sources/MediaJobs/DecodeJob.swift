@@ -1,0 +1,133 @@
+import CFFmpeg
+import MediaCore
+
+/// Decodes the AAC track of an ADTS, M4A or MP4 file to WAV or raw PCM.
+///
+/// libavcodec's AAC decoder drops encoder priming itself (the mov demuxer marks it on the first packets),
+/// so the output holds the samples the ffmpeg tool would decode. libav 5.1 trims only the start of an
+/// edit list, not its end: an M4A whose length is not a whole number of AAC frames decodes with the last
+/// frame's padding (under 1024 samples) still on, exactly as the ffmpeg tool of the same version does.
+///
+/// Damaged packets — typically a last ADTS frame cut short — are skipped and reported in a warning, as a
+/// player would; a file in which no packet decodes fails with `invalid_input`.
+public struct DecodeJob: Sendable {
+    /// What to write.
+    public struct Options: Sendable, Codable, Equatable {
+        /// `wav`: PCM with a RIFF/WAVE header; `pcm`: headerless samples.
+        public enum Format: String, Sendable, Codable, CaseIterable { case wav, pcm }
+
+        public var format: Format
+        public var sampleFormat: SampleFormat
+
+        public init(format: Format = .wav, sampleFormat: SampleFormat = .s16le) {
+            self.format = format
+            self.sampleFormat = sampleFormat
+        }
+
+        /// Reads `format` and `sample_format`.
+        public init(parsing values: [String: String]) throws {
+            var reader = OptionReader(values)
+            format = try reader.choice("format", as: Format.self) ?? .wav
+            sampleFormat = try reader.choice("sample_format", as: SampleFormat.self) ?? .s16le
+            try reader.finish()
+            try validate()
+        }
+
+        /// Throws `conflicting_options` for a sample format WAV cannot hold.
+        public func validate() throws {
+            if format == .wav && !sampleFormat.fitsWAV {
+                throw MediaError(
+                    .conflictingOptions,
+                    "WAV holds little-endian samples; sample_format=\(sampleFormat.rawValue) needs format=pcm")
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case format
+            case sampleFormat = "sample_format"
+        }
+    }
+
+    public var input: String
+    public var output: String
+    public var options: Options
+
+    public init(input: String, output: String, options: Options) {
+        self.input = input
+        self.output = output
+        self.options = options
+    }
+
+    public func run(_ context: JobContext) throws -> DecodeResult {
+        try options.validate()
+        let file = try InputFile(path: input, accepting: [.adts, .mp4])
+        try file.findStreamInfo()
+        let stream = try audioStream(of: file)
+        let decoder = try Decoder(stream: stream)
+        let packet = Packet()
+        let frame = Frame()
+        var writer: AudioWriter? = nil
+        var damaged = 0
+        var samples: Int64 = 0
+
+        func drainDecoder() throws {
+            while true {
+                do {
+                    guard try decoder.receive(into: frame) else { return }
+                } catch let error as MediaError where error.code == .invalidInput {
+                    damaged += 1
+                    return
+                }
+                let sink = try writer ?? makeWriter(for: AudioFormat(of: frame))
+                writer = sink
+                try sink.write(frame)
+                samples += Int64(frame.sampleCount)
+            }
+        }
+
+        while try file.read(into: packet) {
+            guard packet.streamIndex == Int(stream.pointee.index) else { continue }
+            try context.checkCancellation()
+            do {
+                try decoder.send(packet)
+            } catch let error as MediaError where error.code == .invalidInput {
+                damaged += 1
+            }
+            try drainDecoder()
+            context.reportProgress(file.progress)
+        }
+        try decoder.send(nil)
+        try drainDecoder()
+        guard let writer, samples > 0 else {
+            throw MediaError(
+                .invalidInput, "no audio could be decoded from the AAC track (\(damaged) damaged packet(s))")
+        }
+        try writer.finish()
+        context.reportProgress(1)
+        let warnings =
+            damaged > 0 ? ["skipped \(damaged) damaged AAC packet(s); the output may have a gap or end early"] : []
+        return DecodeResult(
+            outputs: [output], warnings: warnings, sampleRate: writer.format.sampleRate,
+            channels: writer.format.channels, sampleFormat: options.sampleFormat, samples: samples,
+            duration: Double(samples) / Double(writer.format.sampleRate))
+    }
+
+    /// The first audio stream, which must be AAC; every other stream is left unread.
+    private func audioStream(of file: InputFile) throws -> UnsafeMutablePointer<AVStream> {
+        guard let stream = file.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO })
+        else { throw MediaError(.missingStream, "the \(file.container.displayName) input has no audio track") }
+        for other in file.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
+        let codecID = stream.pointee.codecpar.pointee.codec_id
+        guard codecID == AV_CODEC_ID_AAC else {
+            throw MediaError(
+                .unsupportedCodec, "the audio track is \(String(cString: avcodec_get_name(codecID))); decode takes AAC")
+        }
+        return stream
+    }
+
+    private func makeWriter(for decoded: AudioFormat) throws -> AudioWriter {
+        let muxer = options.format == .wav ? "wav" : options.sampleFormat.rawFormatName
+        let file = try OutputFile(path: output, muxer: muxer)
+        return try AudioWriter(output: file, encoder: try Encoder.pcm(options.sampleFormat, like: decoded))
+    }
+}
