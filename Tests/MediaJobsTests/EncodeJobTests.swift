@@ -194,14 +194,3 @@ struct PCMCase: Sendable, CustomStringConvertible {
         #expect(finished.values.last == 1 && finished.values == finished.values.sorted())
     }
 }
-
-/// Collects progress reports from a job.
-final class ProgressLog: @unchecked Sendable {
-    // The lock guards `values`; jobs report from the thread that runs them.
-    private let lock = NSLock()
-    private var stored: [Double] = []
-
-    func add(_ value: Double) { lock.withLock { stored.append(value) } }
-    var values: [Double] { lock.withLock { stored } }
-    var count: Int { values.count }
-}

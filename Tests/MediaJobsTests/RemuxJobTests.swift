@@ -203,7 +203,7 @@ import Testing
         let scratch = try Scratch("remux")
         let seen = ProgressLog()
         let job = RemuxJob(input: try Fixtures.h264AacMP4(), output: scratch.file("o.mp4"), options: try .init())
-        _ = try job.run(JobContext(reportProgress: { seen.append($0) }))
+        _ = try job.run(JobContext(reportProgress: { seen.add($0) }))
         #expect(seen.values.last == 1)
         #expect(seen.values == seen.values.sorted())
         #expect(seen.values.count > 1)

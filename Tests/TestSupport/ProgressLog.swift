@@ -8,7 +8,9 @@ public final class ProgressLog: @unchecked Sendable {
 
     public init() {}
 
-    public func append(_ value: Double) { lock.withLock { stored.append(value) } }
+    public func add(_ value: Double) { lock.withLock { stored.append(value) } }
 
     public var values: [Double] { lock.withLock { stored } }
+
+    public var count: Int { values.count }
 }
