@@ -1,0 +1,29 @@
+import CFFmpeg
+
+/// Owns one `AVCodecParameters` that mediad fills in itself (e.g. for an elementary stream it parsed).
+public final class CodecParameters {
+    public let pointer: UnsafeMutablePointer<AVCodecParameters>
+
+    public init() {
+        guard let parameters = avcodec_parameters_alloc() else { fatalError("avcodec_parameters_alloc: out of memory") }
+        pointer = parameters
+    }
+
+    deinit {
+        var parameters: UnsafeMutablePointer<AVCodecParameters>? = pointer
+        avcodec_parameters_free(&parameters)
+    }
+
+    /// Replaces the extradata with a copy of `bytes`, allocated by libav with zeroed input padding.
+    public func setExtradata(_ bytes: [UInt8]) throws {
+        av_freep(&pointer.pointee.extradata)
+        pointer.pointee.extradata_size = 0
+        let padded = bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        guard let memory = av_mallocz(padded)?.assumingMemoryBound(to: UInt8.self) else {
+            throw MediaError(.internalError, "av_mallocz: out of memory")
+        }
+        memory.update(from: bytes, count: bytes.count)
+        pointer.pointee.extradata = memory
+        pointer.pointee.extradata_size = Int32(bytes.count)
+    }
+}
