@@ -106,4 +106,13 @@ public enum Fixtures {
         let name = URL(fileURLWithPath: mp4).deletingPathExtension().lastPathComponent + "." + codec
         return try make(name, ["-i", mp4, "-map", "0:v", "-c", "copy", "-f", codec])
     }
+
+    /// 2 s of 320x240 25 fps H.265 with B-frames and closed GOPs (IDR_W_RADL keyframes), in MP4.
+    public static func hevcClosedGOPMP4() throws -> String {
+        try make(
+            "hevc_closed.mp4",
+            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx265", "-preset",
+             "ultrafast", "-x265-params", "bframes=3:b-pyramid=1:keyint=15:min-keyint=15:open-gop=0:radl=2:log-level=error",
+             "-tag:v", "hvc1", "-f", "mp4"])
+    }
 }
