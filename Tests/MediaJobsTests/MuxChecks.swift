@@ -79,7 +79,9 @@ enum MuxChecks {
     }
 
     /// Runs `job` expecting `code`, and checks that it left nothing behind in `scratch`.
-    static func expectFailure(_ code: MediaError.Code, _ job: MuxJob, in scratch: Scratch) throws {
+    static func expectFailure(
+        _ code: MediaError.Code, _ job: MuxJob, in scratch: Scratch, mentioning text: String = ""
+    ) throws {
         let before = try scratch.listing()
         do {
             _ = try job.run(JobContext())
@@ -87,6 +89,7 @@ enum MuxChecks {
         } catch let error as MediaError {
             #expect(error.code == code, "\(error)")
             #expect(!error.message.isEmpty)
+            #expect(text.isEmpty || error.message.contains(text), "\(error.message)")
         }
         #expect(try scratch.listing() == before)
     }

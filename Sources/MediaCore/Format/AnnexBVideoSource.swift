@@ -44,7 +44,15 @@ public final class AnnexBVideoSource: PacketSource {
         var parser: any PictureOrderParser = codec == .hevc ? HEVCPictureOrder() : H264PictureOrder()
         let packet = Packet()
         while try scan.read(into: packet) {
-            let unit = try parser.parse(accessUnit: packet.data)
+            let unit: AccessUnitInfo
+            do {
+                unit = try parser.parse(accessUnit: packet.data)
+            } catch let error as MediaError where error.code == .invalidInput {
+                throw MediaError(
+                    .invalidInput,
+                    "cannot read access unit \(plans.count) (byte \(packet.pointer.pointee.pos)) of the "
+                        + "\(codec.displayName) input: \(error.message)")
+            }
             if let picture = unit.picture {
                 pictures.append(picture)
                 plans.append(.picture)
