@@ -62,12 +62,11 @@ public struct MuxJob: Sendable {
         if let videoKind { try format.checkCarries(videoKind == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264) }
 
         let totalBytes = Double(max(1, fileSize(audio) + 2 * fileSize(video)))
+        let frameRate = try exactFrameRate()
         var sources: [any PacketSource] = []
         var videoSource: AnnexBVideoSource? = nil
         if let video, let videoKind {
-            let source = try AnnexBVideoSource(
-                path: video, codec: videoKind, frameRate: options.fps.numerator, options.fps.denominator
-            ) { bytes in
+            let source = try AnnexBVideoSource(path: video, codec: videoKind, frameRate: frameRate) { bytes in
                 try context.checkCancellation()
                 context.reportProgress(Double(bytes) / totalBytes)
             }
@@ -85,8 +84,7 @@ public struct MuxJob: Sendable {
         for source in sources {
             let stream = try file.addStream(copying: source.codecParameters, timeBase: source.timeBase)
             if source === videoSource {
-                stream.pointee.avg_frame_rate = AVRational(
-                    num: Int32(options.fps.numerator), den: Int32(options.fps.denominator))
+                stream.pointee.avg_frame_rate = frameRate
             }
         }
         try file.writeHeader(options: format.muxerOptions)
@@ -125,13 +123,26 @@ public struct MuxJob: Sendable {
         func precedes(_ a: Int, _ b: Int) -> Bool {
             av_compare_ts(pending[a]?.dts ?? 0, sources[a].timeBase, pending[b]?.dts ?? 0, sources[b].timeBase) < 0
         }
-        while let index = pending.indices.filter({ pending[$0] != nil }).min(by: precedes), let packet = pending[index] {
+        while let index = pending.indices.filter({ pending[$0] != nil }).min(by: precedes), let packet = pending[index]
+        {
             packet.streamIndex = index
             packet.rescale(from: sources[index].timeBase, to: streamTimeBases[index])
             try file.write(packet)
             if !(try sources[index].read(into: packet)) { pending[index] = nil }
             try progress(sources.reduce(0) { $0 + $1.bytesRead })
         }
+    }
+
+    /// `fps` as a libav rational, reduced to fit 32 bits (exact for every rate people use).
+    private func exactFrameRate() throws -> AVRational {
+        let fps = options.fps
+        guard fps.numerator > 0, fps.denominator > 0, (1...240).contains(fps.framesPerSecond) else {
+            throw MediaError(
+                .invalidOption, "invalid value '\(fps)' for option fps: expected 1 to 240 frames per second")
+        }
+        var rate = AVRational()
+        av_reduce(&rate.num, &rate.den, Int64(fps.numerator), Int64(fps.denominator), Int64(Int32.max))
+        return rate
     }
 
     private func fileSize(_ path: String?) -> Int64 {

@@ -9,7 +9,8 @@ import Testing
         var frames: [[UInt8]] = []
         var offset = 0
         while offset + 7 <= bytes.count {
-            let length = (Int(bytes[offset + 3] & 3) << 11) | (Int(bytes[offset + 4]) << 3) | Int(bytes[offset + 5] >> 5)
+            let length =
+                (Int(bytes[offset + 3] & 3) << 11) | (Int(bytes[offset + 4]) << 3) | Int(bytes[offset + 5] >> 5)
             frames.append(Array(bytes[offset..<min(bytes.count, offset + length)]))
             offset += length
         }
@@ -102,7 +103,8 @@ import Testing
         let frames = try Self.fixtureFrames()
         var other = frames[1]
         other[2] = (other[2] & 0xC3) | (4 << 2)  // 44.1 kHz instead of 48 kHz
-        expectFailure(.invalidInput, mentioning: "sampling frequency", try scratch.write("change.aac", frames[0] + other))
+        expectFailure(
+            .invalidInput, mentioning: "sampling frequency", try scratch.write("change.aac", frames[0] + other))
     }
 
     @Test func needsAtLeastOneFrame() throws {

@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import MediaCore
 import TestSupport
@@ -45,13 +46,22 @@ import Testing
             case .h264BPyramid:
                 (try Fixtures.h264AacMP4(), try Fixtures.h264AnnexB(), .h264)
             case .h264NoBFrames:
-                (try Fixtures.h264NoBFramesMP4(), try Fixtures.annexB(of: Fixtures.h264NoBFramesMP4(), codec: "h264"), .h264)
+                (
+                    try Fixtures.h264NoBFramesMP4(),
+                    try Fixtures.annexB(of: Fixtures.h264NoBFramesMP4(), codec: "h264"), .h264
+                )
             case .h264OpenGOP:
-                (try Fixtures.h264OpenGOPMP4(), try Fixtures.annexB(of: Fixtures.h264OpenGOPMP4(), codec: "h264"), .h264)
+                (
+                    try Fixtures.h264OpenGOPMP4(), try Fixtures.annexB(of: Fixtures.h264OpenGOPMP4(), codec: "h264"),
+                    .h264
+                )
             case .hevcOpenGOP:
                 (try Fixtures.hevcMP4(), try Fixtures.annexB(of: Fixtures.hevcMP4(), codec: "hevc"), .hevc)
             case .hevcClosedGOP:
-                (try Fixtures.hevcClosedGOPMP4(), try Fixtures.annexB(of: Fixtures.hevcClosedGOPMP4(), codec: "hevc"), .hevc)
+                (
+                    try Fixtures.hevcClosedGOPMP4(),
+                    try Fixtures.annexB(of: Fixtures.hevcClosedGOPMP4(), codec: "hevc"), .hevc
+                )
             }
         }
     }
@@ -60,7 +70,7 @@ import Testing
     func matchesTheEncodersPresentationOrder(_ stream: Stream) throws {
         let (mp4, annexB, codec) = try stream.files()
         let expected = try Self.framePTS(mp4)
-        let source = try AnnexBVideoSource(path: annexB, codec: codec, frameRate: 25, 1)
+        let source = try AnnexBVideoSource(path: annexB, codec: codec, frameRate: AVRational(num: 25, den: 1))
         #expect(source.timeline.pts == expected)
         #expect(source.timeline.count > 40)
         #expect(zip(source.timeline.dts, source.timeline.pts).allSatisfy { $0 <= $1 })

@@ -15,7 +15,9 @@ enum MuxChecks {
     }
 
     static func int(_ value: Any?) -> Int { (value as? NSNumber)?.intValue ?? Int((value as? String) ?? "") ?? -1 }
-    static func double(_ value: Any?) -> Double { Double((value as? String) ?? "") ?? (value as? NSNumber)?.doubleValue ?? -1 }
+    static func double(_ value: Any?) -> Double {
+        Double((value as? String) ?? "") ?? (value as? NSNumber)?.doubleValue ?? -1
+    }
 
     /// Checks codecs, packet counts, duration and decoded content of `output` against the inputs.
     static func expectFaithful(
@@ -35,7 +37,8 @@ enum MuxChecks {
             let frames = try Oracle.packets(video, stream: "v:0").count
             #expect(try Oracle.packets(output, stream: "v:0").count == frames)
             #expect(result.videoFrames == frames)
-            #expect(try Oracle.decodedHashes(output, streams: "0:v") == (try Oracle.decodedHashes(video, streams: "0:v")))
+            #expect(
+                try Oracle.decodedHashes(output, streams: "0:v") == (try Oracle.decodedHashes(video, streams: "0:v")))
             expectedDuration = Double(frames) / fps.framesPerSecond
             tolerance = 1 / fps.framesPerSecond + 0.002
         }
@@ -47,7 +50,8 @@ enum MuxChecks {
             let frames = try Oracle.packets(audio, stream: "a:0").count
             #expect(try Oracle.packets(output, stream: "a:0").count == frames)
             #expect(result.audioFrames == frames)
-            #expect(try Oracle.decodedHashes(output, streams: "0:a") == (try Oracle.decodedHashes(audio, streams: "0:a")))
+            #expect(
+                try Oracle.decodedHashes(output, streams: "0:a") == (try Oracle.decodedHashes(audio, streams: "0:a")))
             let sampleRate = Double(int(input?["sample_rate"]))
             expectedDuration = max(expectedDuration, Double(frames * 1024) / sampleRate)
             tolerance = max(tolerance, 1024 / sampleRate + 0.002)

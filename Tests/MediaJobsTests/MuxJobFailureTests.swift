@@ -5,8 +5,11 @@ import TestSupport
 import Testing
 
 @Suite struct MuxJobFailureTests {
-    private func job(audio: String?, video: String?, _ scratch: Scratch, format: MuxJob.Options.Format = .mp4) -> MuxJob {
-        MuxJob(audio: audio, video: video, output: scratch.file("output.\(format.rawValue)"), options: .init(format: format))
+    private func job(audio: String?, video: String?, _ scratch: Scratch, format: MuxJob.Options.Format = .mp4) -> MuxJob
+    {
+        MuxJob(
+            audio: audio, video: video, output: scratch.file("output.\(format.rawValue)"),
+            options: .init(format: format))
     }
 
     private func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
@@ -25,12 +28,16 @@ import Testing
 
     @Test func needsParameterSetsBeforeTheFirstSlice() throws {
         let scratch = try Scratch("mux-no-sps")
-        let h264 = try scratch.write("nosps.h264", annexB(try bytes(try Fixtures.h264AnnexB())) { [7, 8].contains($0 & 0x1F) })
+        let h264 = try scratch.write(
+            "nosps.h264", annexB(try bytes(try Fixtures.h264AnnexB())) { [7, 8].contains($0 & 0x1F) })
         try MuxChecks.expectFailure(
-            .missingParameterSets, job(audio: nil, video: h264, scratch), in: scratch, mentioning: "picture parameter set")
-        let hevc = try scratch.write("novps.hevc", annexB(try bytes(try Fixtures.hevcAnnexB())) { ($0 >> 1) & 0x3F == 32 })
+            .missingParameterSets, job(audio: nil, video: h264, scratch), in: scratch,
+            mentioning: "picture parameter set")
+        let hevc = try scratch.write(
+            "novps.hevc", annexB(try bytes(try Fixtures.hevcAnnexB())) { ($0 >> 1) & 0x3F == 32 })
         try MuxChecks.expectFailure(
-            .missingParameterSets, job(audio: nil, video: hevc, scratch), in: scratch, mentioning: "video parameter set")
+            .missingParameterSets, job(audio: nil, video: hevc, scratch), in: scratch, mentioning: "video parameter set"
+        )
     }
 
     @Test func refusesUndecodableHeadersAndStreamsWithoutPictures() throws {
@@ -42,7 +49,8 @@ import Testing
             return [0, 0, 0, 1] + (nal.first! & 0x1F == 7 ? Array(nal.prefix(3)) : Array(nal))
         }
         let badSPS = try scratch.write("badsps.h264", cutSPS)
-        try MuxChecks.expectFailure(.invalidInput, job(audio: nil, video: badSPS, scratch), in: scratch, mentioning: "H.264")
+        try MuxChecks.expectFailure(
+            .invalidInput, job(audio: nil, video: badSPS, scratch), in: scratch, mentioning: "H.264")
         let parameterSetsOnly = try scratch.write("ps.h264", annexB(original) { ![7, 8].contains($0 & 0x1F) })
         try MuxChecks.expectFailure(.missingStream, job(audio: nil, video: parameterSetsOnly, scratch), in: scratch)
     }
@@ -52,12 +60,14 @@ import Testing
         let frames = try ADTSFrames.split(try bytes(try Fixtures.adts()))
         let middle = frames.count / 2
         let garbage = try scratch.write(
-            "garbage.aac", frames[..<middle].flatMap { $0 } + [0xDE, 0xAD, 0xBE, 0xEF] + frames[middle...].flatMap { $0 })
+            "garbage.aac",
+            frames[..<middle].flatMap { $0 } + [0xDE, 0xAD, 0xBE, 0xEF] + frames[middle...].flatMap { $0 })
         try MuxChecks.expectFailure(
             .invalidInput, job(audio: garbage, video: try Fixtures.h264AnnexB(), scratch), in: scratch,
             mentioning: "at byte \(frames[..<middle].reduce(0) { $0 + $1.count })")
         let truncated = try scratch.write("cut.aac", Array(frames.flatMap { $0 }.dropLast(100)))
-        try MuxChecks.expectFailure(.truncatedInput, job(audio: truncated, video: try Fixtures.h264AnnexB(), scratch), in: scratch)
+        try MuxChecks.expectFailure(
+            .truncatedInput, job(audio: truncated, video: try Fixtures.h264AnnexB(), scratch), in: scratch)
     }
 
     @Test func refusesEmptyAndUnrecognisedInputs() throws {
@@ -66,10 +76,12 @@ import Testing
         try MuxChecks.expectFailure(.emptyInput, job(audio: empty, video: nil, scratch), in: scratch)
         try MuxChecks.expectFailure(.emptyInput, job(audio: nil, video: empty, scratch), in: scratch)
         var generator = SeededGenerator(seed: 7)
-        let random = try scratch.write("random.bin", (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let random = try scratch.write(
+            "random.bin", (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try MuxChecks.expectFailure(.unsupportedFormat, job(audio: random, video: nil, scratch), in: scratch)
         try MuxChecks.expectFailure(.unsupportedFormat, job(audio: nil, video: random, scratch), in: scratch)
-        try MuxChecks.expectFailure(.unsupportedFormat, job(audio: try Fixtures.h264AnnexB(), video: nil, scratch), in: scratch)
+        try MuxChecks.expectFailure(
+            .unsupportedFormat, job(audio: try Fixtures.h264AnnexB(), video: nil, scratch), in: scratch)
     }
 
     @Test func refusesBadOptions() throws {
@@ -90,7 +102,9 @@ import Testing
     }
 
     @Test func parsesOptions() throws {
-        #expect(try MuxJob.Options(parsing: [:]) == MuxJob.Options(format: .mp4, fps: FrameRate(numerator: 25, denominator: 1)))
+        #expect(
+            try MuxJob.Options(parsing: [:])
+                == MuxJob.Options(format: .mp4, fps: FrameRate(numerator: 25, denominator: 1)))
         let options = try MuxJob.Options(parsing: ["format": "mkv", "fps": "29.97"])
         #expect(options == MuxJob.Options(format: .mkv, fps: FrameRate(numerator: 30000, denominator: 1001)))
     }
@@ -122,7 +136,8 @@ enum ADTSFrames {
         var frames: [[UInt8]] = []
         var offset = 0
         while offset + 7 <= bytes.count {
-            let length = (Int(bytes[offset + 3] & 3) << 11) | (Int(bytes[offset + 4]) << 3) | Int(bytes[offset + 5] >> 5)
+            let length =
+                (Int(bytes[offset + 3] & 3) << 11) | (Int(bytes[offset + 4]) << 3) | Int(bytes[offset + 5] >> 5)
             try #require(length > 7 && offset + length <= bytes.count)
             frames.append(Array(bytes[offset..<offset + length]))
             offset += length

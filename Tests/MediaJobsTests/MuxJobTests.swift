@@ -15,7 +15,8 @@ import Testing
     func muxesH264AndAAC(_ format: MuxJob.Options.Format) throws {
         let scratch = try Scratch("mux-h264-\(format)")
         let (audio, video) = (try Fixtures.adts(), try Fixtures.h264AnnexB())
-        let (result, output) = try MuxChecks.mux(audio: audio, video: video, format: format, fps: Self.thirty, in: scratch)
+        let (result, output) = try MuxChecks.mux(
+            audio: audio, video: video, format: format, fps: Self.thirty, in: scratch)
         #expect(result.outputs == [output])
         #expect(result.videoCodec == "h264")
         #expect(result.format == format.rawValue)
@@ -44,7 +45,8 @@ import Testing
     @Test func muxesAudioOnlyToM4A() throws {
         let scratch = try Scratch("mux-m4a")
         let audio = try Fixtures.adts()
-        let (result, output) = try MuxChecks.mux(audio: audio, video: nil, format: .m4a, fps: Self.twentyFive, in: scratch)
+        let (result, output) = try MuxChecks.mux(
+            audio: audio, video: nil, format: .m4a, fps: Self.twentyFive, in: scratch)
         #expect(result.videoCodec == nil)
         #expect(result.videoFrames == 0)
         try MuxChecks.expectFaithful(output, result: result, audio: audio, video: nil, fps: Self.twentyFive)
@@ -80,13 +82,15 @@ import Testing
         let original = try Fixtures.h264AacMP4()
         let (_, output) = try MuxChecks.mux(
             audio: try Fixtures.adts(), video: try Fixtures.h264AnnexB(), format: .mp4, fps: Self.thirty, in: scratch)
-        #expect(try Oracle.decodedHashes(output, streams: "0:v") == (try Oracle.decodedHashes(original, streams: "0:v")))
+        #expect(
+            try Oracle.decodedHashes(output, streams: "0:v") == (try Oracle.decodedHashes(original, streams: "0:v")))
         let remuxed = try Oracle.decodeAudio(output)
         let reference = try Oracle.decodeAudio(original)
         let channels = 2
         #expect(Array(remuxed.dropFirst(1024 * channels).prefix(reference.count)) == reference)
-        #expect(try Oracle.packets(output, stream: "v:0").map { $0["pts"] as? Int }
-            == (try Oracle.packets(original, stream: "v:0").map { $0["pts"] as? Int }))
+        #expect(
+            try Oracle.packets(output, stream: "v:0").map { $0["pts"] as? Int }
+                == (try Oracle.packets(original, stream: "v:0").map { $0["pts"] as? Int }))
     }
 
     @Test func reportsProgressUpToOne() throws {

@@ -48,11 +48,13 @@ public struct H264PictureOrder: PictureOrderParser {
         let slice = try H264SliceHeader(rbsp: rbsp) { ppsID in
             guard let pps = pictureSets[ppsID] else {
                 throw MediaError(
-                    .missingParameterSets, "an H.264 slice refers to picture parameter set \(ppsID), which was not sent")
+                    .missingParameterSets, "an H.264 slice refers to picture parameter set \(ppsID), which was not sent"
+                )
             }
             guard let sps = sequenceSets[pps.spsID] else {
                 throw MediaError(
-                    .missingParameterSets, "an H.264 slice refers to sequence parameter set \(pps.spsID), which was not sent")
+                    .missingParameterSets,
+                    "an H.264 slice refers to sequence parameter set \(pps.spsID), which was not sent")
             }
             activeSPS = sps
             return (pps, sps)

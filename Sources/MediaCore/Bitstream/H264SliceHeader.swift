@@ -58,7 +58,9 @@ public struct H264SliceHeader: Equatable, Sendable {
         if sliceType == p || sliceType == sp || sliceType == b {
             if try reader.flag() {  // num_ref_idx_active_override_flag
                 activeL0 = try H264SPS.bounded(reader.ue(), 31, "num_ref_idx_l0_active_minus1") + 1
-                if sliceType == b { activeL1 = try H264SPS.bounded(reader.ue(), 31, "num_ref_idx_l1_active_minus1") + 1 }
+                if sliceType == b {
+                    activeL1 = try H264SPS.bounded(reader.ue(), 31, "num_ref_idx_l1_active_minus1") + 1
+                }
             }
         }
         if sliceType != i && sliceType != si {
@@ -82,7 +84,8 @@ public struct H264SliceHeader: Equatable, Sendable {
             switch try reader.ue() {
             case 0, 1, 2: _ = try reader.ue()  // abs_diff_pic_num_minus1 or long_term_pic_num
             case 3: return
-            default: throw MediaError(.invalidInput, "an H.264 slice header has an invalid modification_of_pic_nums_idc")
+            default:
+                throw MediaError(.invalidInput, "an H.264 slice header has an invalid modification_of_pic_nums_idc")
             }
         }
         throw MediaError(.invalidInput, "an H.264 slice header has too many reference list modifications")

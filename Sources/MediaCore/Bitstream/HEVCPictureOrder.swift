@@ -50,15 +50,18 @@ public struct HEVCPictureOrder: PictureOrderParser {
         let slice = try HEVCSliceHeader(rbsp: rbsp) { ppsID in
             guard let pps = pictureSets[ppsID] else {
                 throw MediaError(
-                    .missingParameterSets, "an H.265 slice refers to picture parameter set \(ppsID), which was not sent")
+                    .missingParameterSets, "an H.265 slice refers to picture parameter set \(ppsID), which was not sent"
+                )
             }
             guard let sps = sequenceSets[pps.spsID] else {
                 throw MediaError(
-                    .missingParameterSets, "an H.265 slice refers to sequence parameter set \(pps.spsID), which was not sent")
+                    .missingParameterSets,
+                    "an H.265 slice refers to sequence parameter set \(pps.spsID), which was not sent")
             }
             guard videoSets.contains(sps.vpsID) else {
                 throw MediaError(
-                    .missingParameterSets, "an H.265 slice refers to video parameter set \(sps.vpsID), which was not sent")
+                    .missingParameterSets,
+                    "an H.265 slice refers to video parameter set \(sps.vpsID), which was not sent")
             }
             activeSPS = sps
             return (pps, sps)

@@ -29,14 +29,13 @@ public final class AnnexBVideoSource: PacketSource {
     private var pictureIndex = 0
     private var carried: [UInt8] = []
 
-    /// Analyses `path` (an `.h264` or `.hevc` container) at `framesPerSecond` = `numerator`/`denominator`.
+    /// Analyses `path` (an `.h264` or `.hevc` container) shown at `frameRate` frames per second.
     /// `scanned` is called during the first pass with the bytes read so far and may throw to stop it.
     public init(
-        path: String, codec: InputContainer, frameRate numerator: Int, _ denominator: Int,
-        scanned: (Int64) throws -> Void = { _ in }
+        path: String, codec: InputContainer, frameRate: AVRational, scanned: (Int64) throws -> Void = { _ in }
     ) throws {
         self.codec = codec
-        frameTimeBase = AVRational(num: Int32(denominator), den: Int32(numerator))
+        frameTimeBase = av_inv_q(frameRate)
         var plans: [Plan] = []
         var sizes: [Int32] = []
         var pictures: [PictureOrder] = []
