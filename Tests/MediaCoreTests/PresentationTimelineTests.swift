@@ -38,31 +38,21 @@ import Testing
 
     /// Streams whose frame order ffmpeg's own encoder recorded in an MP4: the ground truth.
     enum Stream: String, CaseIterable, CustomTestStringConvertible {
-        case h264BPyramid, h264NoBFrames, h264OpenGOP, hevcOpenGOP, hevcClosedGOP
+        case h264BPyramid, h264NoBFrames, h264OpenGOP, h264High444, h264Interlaced, hevcOpenGOP, hevcClosedGOP
         var testDescription: String { rawValue }
 
         func files() throws -> (mp4: String, annexB: String, codec: InputContainer) {
-            switch self {
-            case .h264BPyramid:
-                (try Fixtures.h264AacMP4(), try Fixtures.h264AnnexB(), .h264)
-            case .h264NoBFrames:
-                (
-                    try Fixtures.h264NoBFramesMP4(),
-                    try Fixtures.annexB(of: Fixtures.h264NoBFramesMP4(), codec: "h264"), .h264
-                )
-            case .h264OpenGOP:
-                (
-                    try Fixtures.h264OpenGOPMP4(), try Fixtures.annexB(of: Fixtures.h264OpenGOPMP4(), codec: "h264"),
-                    .h264
-                )
-            case .hevcOpenGOP:
-                (try Fixtures.hevcMP4(), try Fixtures.annexB(of: Fixtures.hevcMP4(), codec: "hevc"), .hevc)
-            case .hevcClosedGOP:
-                (
-                    try Fixtures.hevcClosedGOPMP4(),
-                    try Fixtures.annexB(of: Fixtures.hevcClosedGOPMP4(), codec: "hevc"), .hevc
-                )
-            }
+            let (mp4, codec): (String, InputContainer) =
+                switch self {
+                case .h264BPyramid: (try Fixtures.h264AacMP4(), .h264)
+                case .h264NoBFrames: (try Fixtures.h264NoBFramesMP4(), .h264)
+                case .h264OpenGOP: (try Fixtures.h264OpenGOPMP4(), .h264)
+                case .h264High444: (try Fixtures.h264High444MP4(), .h264)
+                case .h264Interlaced: (try Fixtures.h264InterlacedMP4(), .h264)
+                case .hevcOpenGOP: (try Fixtures.hevcMP4(), .hevc)
+                case .hevcClosedGOP: (try Fixtures.hevcClosedGOPMP4(), .hevc)
+                }
+            return (mp4, try Fixtures.annexB(of: mp4, codec: codec.rawValue), codec)
         }
     }
 

@@ -115,4 +115,22 @@ public enum Fixtures {
              "ultrafast", "-x265-params", "bframes=3:b-pyramid=1:keyint=15:min-keyint=15:open-gop=0:radl=2:log-level=error",
              "-tag:v", "hvc1", "-f", "mp4"])
     }
+
+    /// 2 s of 320x240 25 fps H.264 High 4:4:4 with custom scaling matrices (in the SPS), weighted P
+    /// prediction (a pred_weight_table in P slice headers) and B-pyramid, in MP4.
+    public static func h264High444MP4() throws -> String {
+        try make(
+            "h264_444.mp4",
+            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-pix_fmt", "yuv444p", "-c:v",
+             "libx264", "-preset", "veryfast", "-bf", "3", "-x264-params", "cqm=jvt:weightp=2:b-pyramid=normal",
+             "-f", "mp4"])
+    }
+
+    /// 2 s of 320x240 25 fps interlaced (MBAFF, top field first) H.264 with B-frames, in MP4.
+    public static func h264InterlacedMP4() throws -> String {
+        try make(
+            "h264_interlaced.mp4",
+            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx264", "-preset",
+             "veryfast", "-bf", "3", "-flags", "+ildct+ilme", "-x264-params", "tff=1", "-f", "mp4"])
+    }
 }
