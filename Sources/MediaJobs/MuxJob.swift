@@ -56,59 +56,54 @@ public struct MuxJob: Sendable {
         if format == .m4a && video != nil {
             throw MediaError(.invalidOption, "m4a holds audio only; choose mp4, mov, mkv, asf, flv or ts for video")
         }
-        let audioKind = try audio.map { try InputFile.classify(path: $0, accepting: [.adts]) }
-        let videoKind = try video.map { try InputFile.classify(path: $0, accepting: [.h264, .hevc]) }
-        if audioKind != nil { try format.checkCarries(AV_CODEC_ID_AAC) }
-        if let videoKind { try format.checkCarries(videoKind == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264) }
+        let frameRate = try exactFrameRate()
+        if let audio {
+            _ = try InputFile.classify(path: audio, accepting: [.adts])
+            try format.checkCarries(AV_CODEC_ID_AAC)
+        }
+        let videoInput = try video.map {
+            (path: $0, codec: try InputFile.classify(path: $0, accepting: [.h264, .hevc]))
+        }
+        if let videoInput { try format.checkCarries(videoInput.codec == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264) }
 
         let totalBytes = Double(max(1, fileSize(audio) + 2 * fileSize(video)))
-        let frameRate = try exactFrameRate()
-        var sources: [any PacketSource] = []
-        var videoSource: AnnexBVideoSource? = nil
-        if let video, let videoKind {
-            let source = try AnnexBVideoSource(path: video, codec: videoKind, frameRate: frameRate) { bytes in
-                try context.checkCancellation()
-                context.reportProgress(Double(bytes) / totalBytes)
-            }
-            videoSource = source
-            sources.append(source)
+        let progress = { @Sendable (bytes: Int64) throws in
+            try context.checkCancellation()
+            context.reportProgress(Double(bytes) / totalBytes)
         }
-        var audioSource: ADTSSource? = nil
-        if let audio {
-            let source = try ADTSSource(path: audio)
-            audioSource = source
-            sources.append(source)
+        // Audio first: its checks are cheap, the video's first pass reads the whole file.
+        let audioSource = try audio.map { try ADTSSource(path: $0) }
+        let videoSource = try videoInput.map {
+            try AnnexBVideoSource(path: $0.path, codec: $0.codec, frameRate: frameRate, scanned: progress)
         }
+        let sources = ([videoSource, audioSource] as [(any PacketSource)?]).compactMap { $0 }
 
         let file = try OutputFile(path: output, muxer: format.muxerName)
         for source in sources {
             let stream = try file.addStream(copying: source.codecParameters, timeBase: source.timeBase)
-            if source === videoSource {
-                stream.pointee.avg_frame_rate = frameRate
-            }
+            if source === videoSource { stream.pointee.avg_frame_rate = frameRate }
         }
         try file.writeHeader(options: format.muxerOptions)
-        try interleave(sources, into: file) { bytesRead in
-            try context.checkCancellation()
-            context.reportProgress(Double(bytesRead) / totalBytes)
-        }
+        try interleave(sources, into: file, progress: progress)
         try file.finish()
         context.reportProgress(1)
+        return result(video: videoSource, audio: audioSource)
+    }
 
-        let videoSeconds = videoSource.map { Double($0.pictureCount) / options.fps.framesPerSecond } ?? 0
+    private func result(video: AnnexBVideoSource?, audio: ADTSSource?) -> MuxResult {
+        let videoSeconds = video.map { Double($0.pictureCount) / options.fps.framesPerSecond } ?? 0
         let audioSeconds =
-            audioSource.map {
+            audio.map {
                 Double($0.frameCount * ADTSSource.samplesPerFrame) / Double($0.codecParameters.pointee.sample_rate)
             } ?? 0
         var warnings: [String] = []
-        if let dropped = videoSource?.droppedUnits, dropped > 0 {
+        if let dropped = video?.droppedUnits, dropped > 0 {
             warnings.append("dropped \(dropped) access unit(s) after the last picture of the video input")
         }
         return MuxResult(
-            outputs: [output], warnings: warnings, format: format.rawValue,
-            videoCodec: videoSource.map { $0.codec == .hevc ? "hevc" : "h264" },
-            videoFrames: videoSource?.pictureCount ?? 0, audioFrames: Int(audioSource?.frameCount ?? 0),
-            durationSeconds: max(videoSeconds, audioSeconds))
+            outputs: [output], warnings: warnings, format: options.format.rawValue,
+            videoCodec: video.map { $0.codec == .hevc ? "hevc" : "h264" }, videoFrames: video?.pictureCount ?? 0,
+            audioFrames: Int(audio?.frameCount ?? 0), durationSeconds: max(videoSeconds, audioSeconds))
     }
 
     /// Writes every packet of `sources` (stream i = source i) in decoding-time order.
