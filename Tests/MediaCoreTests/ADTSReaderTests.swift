@@ -70,6 +70,8 @@ import Testing
         let tag: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 1, 0] + [UInt8](repeating: 0x55, count: 128)
         let path = try scratch.write("id3.aac", tag + frames[0] + frames[1] + tag + frames[2])
         #expect(try readAll(path).count == 3)
+        let id3v1 = Array("TAG".utf8) + [UInt8](repeating: 0x20, count: 125)
+        #expect(try readAll(try scratch.write("id3v1.aac", frames[0] + frames[1] + id3v1)).count == 2)
     }
 
     @Test func rejectsGarbageBetweenFramesWithItsOffset() throws {

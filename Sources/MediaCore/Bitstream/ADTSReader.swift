@@ -5,7 +5,8 @@ import Foundation
 /// libav's `aac` demuxer resynchronises silently over damage; a mux job must instead refuse a damaged
 /// input with the byte offset of the damage. The file is read in fixed-size chunks, so memory does not
 /// grow with its size. ID3v2 tags are skipped where a frame could start (some streams carry timed ID3
-/// metadata between frames); every other byte must belong to a frame. All frames must share the first
+/// metadata between frames), and so is an ID3v1 tag that ends the file; every other byte must belong
+/// to a frame. All frames must share the first
 /// frame's object type, sampling frequency and channel configuration.
 public final class ADTSReader {
     public let path: String
@@ -71,7 +72,7 @@ public final class ADTSReader {
     /// Skips any ID3v2 tags and parses the header at the next frame start without consuming it.
     private func peekHeader() throws -> (ADTSHeader, Int64)? {
         try skipID3Tags()
-        guard try fill(1) else { return nil }
+        guard try fill(1), !(try atTrailingID3v1()) else { return nil }
         let offset = position
         guard try fill(7) else {
             if buffer[cursor] == 0xFF {
@@ -106,6 +107,12 @@ public final class ADTSReader {
             }
             try skip(length)
         }
+    }
+
+    /// True when the rest of the file is exactly one 128-byte ID3v1 tag.
+    private func atTrailingID3v1() throws -> Bool {
+        guard position + 128 == size, try fill(3) else { return false }
+        return buffer[cursor..<(cursor + 3)].elementsEqual("TAG".utf8)
     }
 
     private static func checkSupported(_ header: ADTSHeader) throws {
