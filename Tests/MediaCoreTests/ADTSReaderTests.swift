@@ -74,6 +74,18 @@ import Testing
         #expect(try readAll(try scratch.write("id3v1.aac", frames[0] + frames[1] + id3v1)).count == 2)
     }
 
+    /// Several read chunks, and a tag larger than one chunk that is skipped by seeking.
+    @Test func readsAcrossChunksAndSeeksOverLargeTags() throws {
+        let scratch = try Scratch("adts-large")
+        let frames = try Self.fixtureFrames()
+        let size = 100_000
+        let sizeBytes = (0..<4).reversed().map { UInt8((size >> (7 * $0)) & 0x7F) }
+        let tag = Array("ID3".utf8) + [4, 0, 0] + sizeBytes + [UInt8](repeating: 0xFF, count: size)
+        let stream = Array(repeating: frames.flatMap { $0 }, count: 4).flatMap { $0 }
+        let payloads = try readAll(try scratch.write("large.aac", stream + tag + stream))
+        #expect(payloads == Array(repeating: frames.map { Array($0.dropFirst(7)) }, count: 8).flatMap { $0 })
+    }
+
     @Test func rejectsGarbageBetweenFramesWithItsOffset() throws {
         let scratch = try Scratch("adts-garbage")
         let frames = try Self.fixtureFrames()
