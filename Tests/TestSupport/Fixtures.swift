@@ -92,12 +92,14 @@ public enum Fixtures {
              "-force_key_frames", "expr:eq(mod(n,20),0)", "-f", "mp4"])
     }
 
-    /// 2 s of 320x240 25 fps H.265 with B-frames and open GOPs (CRA pictures with RASL leading pictures), in MP4.
+    /// 4 s of 320x240 25 fps H.265 with B-frames and open GOPs (CRA pictures with RASL leading pictures), in
+    /// MP4. Picture order count LSBs have 6 bits, so they wrap during the stream.
     public static func hevcMP4() throws -> String {
         try make(
             "hevc.mp4",
-            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx265", "-preset",
-             "ultrafast", "-x265-params", "bframes=4:keyint=20:min-keyint=20:open-gop=1:log-level=error",
+            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx265", "-preset",
+             "ultrafast", "-x265-params",
+             "bframes=4:keyint=20:min-keyint=20:open-gop=1:log2-max-poc-lsb=4:log-level=error",
              "-tag:v", "hvc1", "-f", "mp4"])
     }
 
