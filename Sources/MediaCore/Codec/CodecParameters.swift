@@ -1,6 +1,7 @@
 import CFFmpeg
 
-/// Owns one `AVCodecParameters`: a codec description handed from an encoder to a muxer stream.
+/// Owns one `AVCodecParameters`: a codec description mediad builds itself (an elementary stream it
+/// parsed) or takes from an encoder for a muxer stream.
 public final class CodecParameters {
     public let pointer: UnsafeMutablePointer<AVCodecParameters>
 
@@ -12,5 +13,18 @@ public final class CodecParameters {
     deinit {
         var parameters: UnsafeMutablePointer<AVCodecParameters>? = pointer
         avcodec_parameters_free(&parameters)
+    }
+
+    /// Replaces the extradata with a copy of `bytes`, allocated by libav with zeroed input padding.
+    public func setExtradata(_ bytes: [UInt8]) throws {
+        av_freep(&pointer.pointee.extradata)
+        pointer.pointee.extradata_size = 0
+        let padded = bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        guard let memory = av_mallocz(padded)?.assumingMemoryBound(to: UInt8.self) else {
+            throw MediaError(.internalError, "av_mallocz: out of memory")
+        }
+        memory.update(from: bytes, count: bytes.count)
+        pointer.pointee.extradata = memory
+        pointer.pointee.extradata_size = Int32(bytes.count)
     }
 }

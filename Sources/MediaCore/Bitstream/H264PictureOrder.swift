@@ -1,0 +1,159 @@
+/// Picture order counts of an H.264 stream (ITU-T H.264 8.2.1, types 0, 1 and 2), including the reset
+/// that memory management control operation 5 causes.
+public struct H264PictureOrder: PictureOrderParser {
+    private var sequenceSets: [Int: H264SPS] = [:]
+    private var pictureSets: [Int: H264PPS] = [:]
+    private var pictureCount = 0
+
+    // State for type 0: the previous reference picture.
+    private var prevRefMsb = 0
+    private var prevRefLsb = 0
+    private var prevRefHadMMCO5 = false
+    private var prevRefWasBottomField = false
+    private var prevRefTopAfterMMCO5 = 0
+
+    // State for types 1 and 2: the previous picture.
+    private var prevFrameNumOffset = 0
+    private var prevFrameNum = 0
+    private var prevHadMMCO5 = false
+
+    public init() {}
+
+    public mutating func parse(accessUnit bytes: UnsafeBufferPointer<UInt8>) throws -> AccessUnitInfo {
+        var picture: PictureOrder? = nil
+        var disposable = true
+        for unit in AnnexB.nalUnits(in: bytes) {
+            let type = Int(bytes[unit.lowerBound] & 0x1F)
+            if type != 9 && type != 12 { disposable = false }
+            switch type {
+            case 7:
+                let sps = try H264SPS(rbsp: AnnexB.rbsp(bytes, unit))
+                sequenceSets[sps.id] = sps
+            case 8:
+                let pps = try H264PPS(rbsp: AnnexB.rbsp(bytes, unit))
+                pictureSets[pps.id] = pps
+            case 1, 2, 5:
+                if picture == nil {
+                    picture = try order(of: AnnexB.rbsp(bytes, unit, limit: AnnexB.sliceHeaderLimit))
+                }
+            default:
+                break
+            }
+        }
+        return AccessUnitInfo(picture: picture, isDisposable: disposable)
+    }
+
+    private mutating func order(of rbsp: [UInt8]) throws -> PictureOrder {
+        var activeSPS: H264SPS? = nil
+        let slice = try H264SliceHeader(rbsp: rbsp) { ppsID in
+            guard let pps = pictureSets[ppsID] else {
+                throw MediaError(
+                    .missingParameterSets, "an H.264 slice refers to picture parameter set \(ppsID), which was not sent"
+                )
+            }
+            guard let sps = sequenceSets[pps.spsID] else {
+                throw MediaError(
+                    .missingParameterSets,
+                    "an H.264 slice refers to sequence parameter set \(pps.spsID), which was not sent")
+            }
+            activeSPS = sps
+            return (pps, sps)
+        }
+        guard let sps = activeSPS else { throw MediaError(.internalError, "slice parsed without an SPS") }
+        let (top, bottom) =
+            switch sps.pocType {
+            case 0: countsType0(slice, sps)
+            case 1: countsType1(slice, sps)
+            default: countsType2(slice, sps)
+            }
+        var count = slice.fieldPic ? (slice.bottomField ? bottom : top) : min(top, bottom)
+        if slice.hasMMCO5 {
+            // 8.2.1: after operation 5 the picture's counts are taken relative to itself.
+            if slice.nalRefIDC != 0 { prevRefTopAfterMMCO5 = top - count }
+            count = 0
+        }
+        let startsPeriod = pictureCount == 0 || slice.isIDR || slice.hasMMCO5
+        pictureCount += 1
+        return PictureOrder(count: Int64(count), startsPeriod: startsPeriod, isKeyframe: slice.isIDR)
+    }
+
+    /// 8.2.1.1: counts from pic_order_cnt_lsb and the most significant part carried between reference pictures.
+    private mutating func countsType0(_ slice: H264SliceHeader, _ sps: H264SPS) -> (Int, Int) {
+        var prevMsb = prevRefMsb
+        var prevLsb = prevRefLsb
+        if slice.isIDR {
+            (prevMsb, prevLsb) = (0, 0)
+        } else if prevRefHadMMCO5 {
+            (prevMsb, prevLsb) = (0, prevRefWasBottomField ? 0 : prevRefTopAfterMMCO5)
+        }
+        let maxLsb = 1 << sps.log2MaxPOCLsb
+        let lsb = slice.pocLsb
+        var msb = prevMsb
+        if lsb < prevLsb && prevLsb - lsb >= maxLsb / 2 {
+            msb = prevMsb + maxLsb
+        } else if lsb > prevLsb && lsb - prevLsb > maxLsb / 2 {
+            msb = prevMsb - maxLsb
+        }
+        let top = msb + lsb
+        let bottom = slice.fieldPic ? msb + lsb : top + slice.deltaPOCBottom
+        if slice.nalRefIDC != 0 {
+            (prevRefMsb, prevRefLsb) = (msb, lsb)
+            prevRefHadMMCO5 = slice.hasMMCO5
+            prevRefWasBottomField = slice.fieldPic && slice.bottomField
+        }
+        return (top, bottom)
+    }
+
+    /// 8.2.1.2: counts from frame_num and the expected increments of the SPS cycle.
+    private mutating func countsType1(_ slice: H264SliceHeader, _ sps: H264SPS) -> (Int, Int) {
+        let offset = frameNumOffset(slice, sps)
+        let cycleLength = sps.offsetsForRefFrame.count
+        var absFrameNum = cycleLength != 0 ? offset + slice.frameNum : 0
+        if slice.nalRefIDC == 0 && absFrameNum > 0 { absFrameNum -= 1 }
+        var expected = 0
+        if absFrameNum > 0 {
+            let cycles = (absFrameNum - 1) / cycleLength
+            let inCycle = (absFrameNum - 1) % cycleLength
+            expected = cycles * sps.offsetsForRefFrame.reduce(0, +) + sps.offsetsForRefFrame[0...inCycle].reduce(0, +)
+        }
+        if slice.nalRefIDC == 0 { expected += sps.offsetForNonRefPic }
+        let top: Int
+        let bottom: Int
+        if !slice.fieldPic {
+            top = expected + slice.deltaPOC0
+            bottom = top + sps.offsetForTopToBottomField + slice.deltaPOC1
+        } else if !slice.bottomField {
+            (top, bottom) = (expected + slice.deltaPOC0, expected + slice.deltaPOC0)
+        } else {
+            let count = expected + sps.offsetForTopToBottomField + slice.deltaPOC0
+            (top, bottom) = (count, count)
+        }
+        rememberFrameNum(slice, offset)
+        return (top, bottom)
+    }
+
+    /// 8.2.1.3: counts equal to twice the frame number, for streams without reordering.
+    private mutating func countsType2(_ slice: H264SliceHeader, _ sps: H264SPS) -> (Int, Int) {
+        let offset = frameNumOffset(slice, sps)
+        let count: Int
+        if slice.isIDR {
+            count = 0
+        } else {
+            count = 2 * (offset + slice.frameNum) - (slice.nalRefIDC == 0 ? 1 : 0)
+        }
+        rememberFrameNum(slice, offset)
+        return (count, count)
+    }
+
+    private func frameNumOffset(_ slice: H264SliceHeader, _ sps: H264SPS) -> Int {
+        if slice.isIDR { return 0 }
+        let prevOffset = prevHadMMCO5 ? 0 : prevFrameNumOffset
+        return prevFrameNum > slice.frameNum ? prevOffset + sps.maxFrameNum : prevOffset
+    }
+
+    private mutating func rememberFrameNum(_ slice: H264SliceHeader, _ offset: Int) {
+        prevFrameNumOffset = offset
+        prevFrameNum = slice.hasMMCO5 ? 0 : slice.frameNum
+        prevHadMMCO5 = slice.hasMMCO5
+    }
+}

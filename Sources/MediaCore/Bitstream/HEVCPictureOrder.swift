@@ -1,0 +1,95 @@
+/// Picture order counts of an H.265 stream (ITU-T H.265 8.3.1).
+///
+/// The most significant part is carried from the previous picture with TemporalId 0 that is not a
+/// RASL, RADL or sub-layer non-reference picture (prevTid0Pic), and reset to 0 at an IRAP picture
+/// whose NoRaslOutputFlag is 1: an IDR or BLA picture, the first picture, or a CRA picture after an
+/// end-of-sequence NAL unit.
+public struct HEVCPictureOrder: PictureOrderParser {
+    private var videoSets: Set<Int> = []
+    private var sequenceSets: [Int: HEVCSPS] = [:]
+    private var pictureSets: [Int: HEVCPPS] = [:]
+    private var pictureCount = 0
+    private var afterEndOfSequence = false
+    private var prevTid0Msb = 0
+    private var prevTid0Lsb = 0
+
+    public init() {}
+
+    public mutating func parse(accessUnit bytes: UnsafeBufferPointer<UInt8>) throws -> AccessUnitInfo {
+        var picture: PictureOrder? = nil
+        var disposable = true
+        for unit in AnnexB.nalUnits(in: bytes) where unit.count >= 2 {
+            let type = Int(bytes[unit.lowerBound] >> 1) & 0x3F
+            let layer = (Int(bytes[unit.lowerBound] & 1) << 5) | Int(bytes[unit.lowerBound + 1] >> 3)
+            if type != 35 && type != 38 { disposable = false }
+            guard layer == 0 else { continue }
+            switch type {
+            case 32:
+                videoSets.insert(try HEVCVPS(rbsp: AnnexB.rbsp(bytes, unit)).id)
+            case 33:
+                let sps = try HEVCSPS(rbsp: AnnexB.rbsp(bytes, unit))
+                sequenceSets[sps.id] = sps
+            case 34:
+                let pps = try HEVCPPS(rbsp: AnnexB.rbsp(bytes, unit))
+                pictureSets[pps.id] = pps
+            case 36:
+                afterEndOfSequence = true
+            case 0...9, 16...21:
+                if picture == nil {
+                    picture = try order(of: AnnexB.rbsp(bytes, unit, limit: AnnexB.sliceHeaderLimit))
+                }
+            default:
+                break
+            }
+        }
+        return AccessUnitInfo(picture: picture, isDisposable: disposable)
+    }
+
+    private mutating func order(of rbsp: [UInt8]) throws -> PictureOrder {
+        var activeSPS: HEVCSPS? = nil
+        let slice = try HEVCSliceHeader(rbsp: rbsp) { ppsID in
+            guard let pps = pictureSets[ppsID] else {
+                throw MediaError(
+                    .missingParameterSets, "an H.265 slice refers to picture parameter set \(ppsID), which was not sent"
+                )
+            }
+            guard let sps = sequenceSets[pps.spsID] else {
+                throw MediaError(
+                    .missingParameterSets,
+                    "an H.265 slice refers to sequence parameter set \(pps.spsID), which was not sent")
+            }
+            guard videoSets.contains(sps.vpsID) else {
+                throw MediaError(
+                    .missingParameterSets,
+                    "an H.265 slice refers to video parameter set \(sps.vpsID), which was not sent")
+            }
+            activeSPS = sps
+            return (pps, sps)
+        }
+        guard let sps = activeSPS else { throw MediaError(.internalError, "slice parsed without an SPS") }
+        let type = slice.nalType
+        let isIRAP = (16...23).contains(type)
+        let isIDROrBLA = (16...20).contains(type)
+        let noRaslOutput = isIRAP && (isIDROrBLA || pictureCount == 0 || afterEndOfSequence)
+        let lsb = slice.pocLsb
+        var msb = 0
+        if !noRaslOutput {
+            let maxLsb = 1 << sps.log2MaxPOCLsb
+            msb = prevTid0Msb
+            if lsb < prevTid0Lsb && prevTid0Lsb - lsb >= maxLsb / 2 {
+                msb += maxLsb
+            } else if lsb > prevTid0Lsb && lsb - prevTid0Lsb > maxLsb / 2 {
+                msb -= maxLsb
+            }
+        }
+        let isLeading = (6...9).contains(type)
+        let isSubLayerNonReference = type <= 14 && type % 2 == 0
+        if slice.temporalID == 0 && !isLeading && !isSubLayerNonReference {
+            (prevTid0Msb, prevTid0Lsb) = (msb, lsb)
+        }
+        let startsPeriod = noRaslOutput || pictureCount == 0
+        pictureCount += 1
+        afterEndOfSequence = false
+        return PictureOrder(count: Int64(msb + lsb), startsPeriod: startsPeriod, isKeyframe: isIRAP)
+    }
+}

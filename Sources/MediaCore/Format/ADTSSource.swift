@@ -1,0 +1,46 @@
+import CFFmpeg
+
+/// Raw AAC packets from an ADTS file, read by `ADTSReader`, timed by frame count.
+///
+/// Every packet is one AAC frame of 1024 samples: pts = dts = index × 1024 in a time base of
+/// 1/sample rate. The codec parameters carry the AudioSpecificConfig as extradata, which is what
+/// MP4, Matroska, FLV and MPEG-TS muxers need to describe (or re-frame) raw AAC.
+public final class ADTSSource: PacketSource {
+    public static let samplesPerFrame: Int64 = 1024
+
+    private let reader: ADTSReader
+    private let parameters = CodecParameters()
+    public private(set) var frameCount: Int64 = 0
+
+    public init(path: String) throws {
+        reader = try ADTSReader(path: path)
+        let format = reader.format
+        let sampleRate = Int32(format.sampleRate ?? 0)
+        let par = parameters.pointer
+        par.pointee.codec_type = AVMEDIA_TYPE_AUDIO
+        par.pointee.codec_id = AV_CODEC_ID_AAC
+        par.pointee.profile = Int32(format.objectType - 1)
+        par.pointee.sample_rate = sampleRate
+        par.pointee.frame_size = Int32(Self.samplesPerFrame)
+        let channels = format.channelConfiguration == 7 ? 8 : format.channelConfiguration
+        av_channel_layout_default(&par.pointee.ch_layout, Int32(channels))
+        try parameters.setExtradata(format.audioSpecificConfig)
+    }
+
+    public var codecParameters: UnsafePointer<AVCodecParameters> { UnsafePointer(parameters.pointer) }
+    public var timeBase: AVRational { AVRational(num: 1, den: parameters.pointer.pointee.sample_rate) }
+    public var bytesRead: Int64 { reader.position }
+    public var totalBytes: Int64 { reader.size }
+
+    public func read(into packet: Packet) throws -> Bool {
+        guard let payload = try reader.next() else { return false }
+        try packet.setData(payload)
+        packet.streamIndex = 0
+        packet.pts = frameCount * Self.samplesPerFrame
+        packet.dts = packet.pts
+        packet.duration = Self.samplesPerFrame
+        packet.isKeyframe = true
+        frameCount += 1
+        return true
+    }
+}
