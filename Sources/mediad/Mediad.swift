@@ -12,6 +12,8 @@ struct Mediad: ParsableCommand {
             truncated_input, invalid_input, missing_stream, missing_parameter_sets, partial_frame, \
             conflicting_options, empty_selection, io_error, cancelled, internal_error).
             """,
-        subcommands: [ProbeCommand.self, RemuxCommand.self, DemuxCommand.self]
+        subcommands: [
+            ProbeCommand.self, RemuxCommand.self, DemuxCommand.self, EncodeCommand.self, DecodeCommand.self,
+        ]
     )
 }

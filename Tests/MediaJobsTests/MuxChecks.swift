@@ -7,7 +7,7 @@ import Testing
 /// Runs mux jobs and judges their outputs with ffprobe/ffmpeg.
 enum MuxChecks {
     static func mux(
-        audio: String?, video: String?, format: MuxJob.Options.Format, fps: FrameRate, in scratch: Scratch
+        audio: String?, video: String?, format: ContainerFormat, fps: FrameRate, in scratch: Scratch
     ) throws -> (MuxResult, String) {
         let output = scratch.file("output.\(format.rawValue)")
         let job = MuxJob(audio: audio, video: video, output: output, options: .init(format: format, fps: fps))

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 @Suite struct MuxJobFailureTests {
-    private func job(audio: String?, video: String?, _ scratch: Scratch, format: MuxJob.Options.Format = .mp4) -> MuxJob
+    private func job(audio: String?, video: String?, _ scratch: Scratch, format: ContainerFormat = .mp4) -> MuxJob
     {
         MuxJob(
             audio: audio, video: video, output: scratch.file("output.\(format.rawValue)"),
@@ -109,8 +109,8 @@ import Testing
         #expect(options == MuxJob.Options(format: .mkv, fps: FrameRate(numerator: 30000, denominator: 1001)))
     }
 
-    @Test(arguments: [MuxJob.Options.Format.flv, .asf])
-    func refusesH265WhereTheContainerCannotCarryIt(_ format: MuxJob.Options.Format) throws {
+    @Test(arguments: [ContainerFormat.flv, .asf])
+    func refusesH265WhereTheContainerCannotCarryIt(_ format: ContainerFormat) throws {
         let scratch = try Scratch("mux-hevc-\(format)")
         let job = job(audio: try Fixtures.adts(), video: try Fixtures.hevcAnnexB(), scratch, format: format)
         try MuxChecks.expectFailure(.unsupportedCodec, job, in: scratch, mentioning: "hevc")

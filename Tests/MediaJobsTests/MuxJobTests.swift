@@ -5,14 +5,14 @@ import TestSupport
 import Testing
 
 @Suite struct MuxJobTests {
-    static let h264Formats: [MuxJob.Options.Format] = [.mp4, .mov, .mkv, .asf, .flv, .ts]
+    static let h264Formats: [ContainerFormat] = [.mp4, .mov, .mkv, .asf, .flv, .ts]
     /// libav 5.1's FLV and ASF muxers have no H.265 mapping (see the failure tests).
-    static let hevcFormats: [MuxJob.Options.Format] = [.mp4, .mov, .mkv, .ts]
+    static let hevcFormats: [ContainerFormat] = [.mp4, .mov, .mkv, .ts]
     static let thirty = FrameRate(numerator: 30, denominator: 1)
     static let twentyFive = FrameRate(numerator: 25, denominator: 1)
 
     @Test(arguments: h264Formats)
-    func muxesH264AndAAC(_ format: MuxJob.Options.Format) throws {
+    func muxesH264AndAAC(_ format: ContainerFormat) throws {
         let scratch = try Scratch("mux-h264-\(format)")
         let (audio, video) = (try Fixtures.adts(), try Fixtures.h264AnnexB())
         let (result, output) = try MuxChecks.mux(
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test(arguments: hevcFormats)
-    func muxesH265AndAAC(_ format: MuxJob.Options.Format) throws {
+    func muxesH265AndAAC(_ format: ContainerFormat) throws {
         let scratch = try Scratch("mux-hevc-\(format)")
         let (audio, video) = (try Fixtures.adts(), try Fixtures.hevcAnnexB())
         let (result, output) = try MuxChecks.mux(
@@ -99,7 +99,7 @@ import Testing
         let job = MuxJob(
             audio: try Fixtures.adts(), video: try Fixtures.h264AnnexB(), output: scratch.file("out.ts"),
             options: .init(format: .ts, fps: Self.thirty))
-        _ = try job.run(JobContext(reportProgress: { seen.append($0) }))
+        _ = try job.run(JobContext(reportProgress: { seen.add($0) }))
         let values = seen.values
         #expect(values.count > 10)
         #expect(values.last == 1)
@@ -113,19 +113,10 @@ import Testing
             options: .init(format: .mp4, fps: Self.thirty))
         let calls = ProgressLog()
         let context = JobContext(isCancelled: {
-            calls.append(0)
+            calls.add(0)
             return calls.values.count > 50
         })
         #expect(throws: MediaError(.cancelled, "the job was cancelled")) { try job.run(context) }
         #expect(try scratch.listing() == [])
     }
-}
-
-/// Collects values from a `@Sendable` callback.
-final class ProgressLog: @unchecked Sendable {
-    // The lock guards `stored`.
-    private let lock = NSLock()
-    private var stored: [Double] = []
-    func append(_ value: Double) { lock.withLock { stored.append(value) } }
-    var values: [Double] { lock.withLock { stored } }
 }

@@ -10,11 +10,11 @@ import Testing
     static let audios = [
         "sannies_mp4parser/somesound.aac", "google_ExoPlayer/sample.adts", "google_ExoPlayer/sample_with_id3.adts",
     ]
-    static let formats: [MuxJob.Options.Format] = [.mp4, .mkv]
+    static let formats: [ContainerFormat] = [.mp4, .mkv]
     static var available: Bool { FileManager.default.fileExists(atPath: RealMedia.directory + "/MANIFEST.tsv") }
 
     @Test(.enabled(if: available), arguments: videos, formats)
-    func muxesRealVideo(_ name: String, _ format: MuxJob.Options.Format) throws {
+    func muxesRealVideo(_ name: String, _ format: ContainerFormat) throws {
         let scratch = try Scratch("mux-real-video")
         let input = RealMedia.directory + "/" + name
         let (result, output) = try MuxChecks.mux(
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test(.enabled(if: available), arguments: audios, formats)
-    func muxesRealAudio(_ name: String, _ format: MuxJob.Options.Format) throws {
+    func muxesRealAudio(_ name: String, _ format: ContainerFormat) throws {
         let scratch = try Scratch("mux-real-audio")
         let input = RealMedia.directory + "/" + name
         let (result, output) = try MuxChecks.mux(

@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// The containers mediad writes, with what each one can and cannot carry.
 public enum ContainerFormat: String, Sendable, Codable, CaseIterable {
     case mp4, mov, m4a, mkv, ts, flv, asf
@@ -16,6 +18,28 @@ public enum ContainerFormat: String, Sendable, Codable, CaseIterable {
     }
 
     public var fileExtension: String { rawValue }
+
+    /// A name for people, used in error messages.
+    public var displayName: String {
+        switch self {
+        case .mp4: "MP4"
+        case .mov: "MOV"
+        case .m4a: "M4A"
+        case .mkv: "Matroska"
+        case .ts: "MPEG-TS"
+        case .flv: "FLV"
+        case .asf: "ASF"
+        }
+    }
+
+    /// Whether libav's muxer for this format (or `muxer`, a flavour of it) can store `codec`.
+    ///
+    /// `avformat_query_codec` answers 1 (yes), 0 (no) or an error when the muxer keeps no list (MPEG-TS);
+    /// only a clear no counts as no, anything else is left to the muxer's own header check.
+    public func carries(_ codec: AVCodecID, muxer: String? = nil, compliance: Int32 = FF_COMPLIANCE_NORMAL) -> Bool {
+        guard let format = av_guess_format(muxer ?? muxerName, nil, nil) else { return false }
+        return avformat_query_codec(format, codec, compliance) != 0
+    }
 
     /// The MIME type served for files of this format.
     public var contentType: String {

@@ -8,7 +8,7 @@ import MediaCore
 /// wherever the target can hold them; what it cannot hold is listed in `RemuxResult.warnings`.
 public struct RemuxJob: Sendable {
     /// The containers remux reads.
-    public static let acceptedInputs: [InputContainer] = [.mp4, .matroska, .mpegts, .flv, .asf, .wav]
+    public static let acceptedInputs: [InputContainer] = [.mp4, .matroska, .mpegts, .flv, .asf, .wav, .adts, .h264, .hevc]
 
     public var input: String
     public var output: String
@@ -22,9 +22,11 @@ public struct RemuxJob: Sendable {
 
     public func run(_ context: JobContext) throws -> RemuxResult {
         let container = try InputFile.classify(path: input, accepting: Self.acceptedInputs)
+        if container.isElementaryStream { return try ElementaryRemux(job: self, container: container).run(context) }
         let source = try InputFile(path: input, container: container)
         try source.findStreamInfo()
         let plan = try RemuxPlan(input: source, options: options)
+        let fpsWarning = options.fps.map { ["fps \($0) was not used: the \(container.displayName) input has its own timestamps"] } ?? []
         let routes = plan.routes.values.sorted { $0.outputIndex < $1.outputIndex }
         let anchor = routes.first { $0.kind == AVMEDIA_TYPE_VIDEO } ?? routes[0]
         let requestedStart = options.start.flatMap { $0 > 0 ? $0 : nil }
@@ -73,7 +75,7 @@ public struct RemuxJob: Sendable {
         try destination.finish()
         context.reportProgress(1)
         return RemuxResult(
-            outputs: [output], warnings: plan.warnings + writer.warnings, muxer: plan.muxer,
+            outputs: [output], warnings: fpsWarning + plan.warnings + writer.warnings, muxer: plan.muxer,
             tracks: routes.map {
                 RemuxResult.Track(
                     inputIndex: $0.inputIndex, outputIndex: $0.outputIndex,

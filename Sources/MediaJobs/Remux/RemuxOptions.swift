@@ -6,7 +6,8 @@ extension RemuxJob {
         case all, audio, video
     }
 
-    /// Remux options, after defaults. Parsed from `format`, `faststart`, `fragmented`, `tracks`, `start`, `end`.
+    /// Remux options, after defaults. Parsed from `format`, `faststart`, `fragmented`, `tracks`, `start`, `end`,
+    /// `fps`.
     public struct Options: Sendable, Codable, Equatable {
         public var format: ContainerFormat
         /// moov before mdat; defaults to true for mp4/mov/m4a, not applicable elsewhere.
@@ -18,10 +19,12 @@ extension RemuxJob {
         public var start: Double?
         /// Seconds; the cut happens at the first keyframe at or after it.
         public var end: Double?
+        /// Frame rate for raw H.264/H.265 input, which has no timestamps (default 25); unused otherwise.
+        public var fps: FrameRate?
 
         public init(
             format: ContainerFormat = .mp4, faststart: Bool? = nil, fragmented: Bool = false,
-            tracks: TrackSelection = .all, start: Double? = nil, end: Double? = nil
+            tracks: TrackSelection = .all, start: Double? = nil, end: Double? = nil, fps: FrameRate? = nil
         ) throws {
             self.format = format
             self.faststart = faststart ?? format.isISOBaseMedia
@@ -29,6 +32,7 @@ extension RemuxJob {
             self.tracks = tracks
             self.start = start
             self.end = end
+            self.fps = fps
             if !format.isISOBaseMedia && (faststart == true || fragmented) {
                 throw MediaError(.invalidOption, "faststart and fragmented apply to mp4, mov and m4a, not \(format)")
             }
@@ -49,9 +53,11 @@ extension RemuxJob {
             let tracks = try reader.choice("tracks", as: TrackSelection.self) ?? .all
             let start = try reader.seconds("start")
             let end = try reader.seconds("end")
+            let fps = try reader.frameRate("fps")
             try reader.finish()
             try self.init(
-                format: format, faststart: faststart, fragmented: fragmented, tracks: tracks, start: start, end: end)
+                format: format, faststart: faststart, fragmented: fragmented, tracks: tracks, start: start, end: end,
+                fps: fps)
         }
 
         /// Muxer options (movflags) for the ISO formats.

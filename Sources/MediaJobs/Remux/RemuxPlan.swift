@@ -94,30 +94,23 @@ final class RemuxPlan {
         for streams: [UnsafeMutablePointer<AVStream>], format: ContainerFormat, warnings: inout [String]
     ) throws -> String {
         let codecs = streams.map { $0.pointee.codecpar.pointee.codec_id }
-        let unsupported = codecs.filter { !supports(format.muxerName, $0) }
+        let unsupported = codecs.filter { !format.carries($0) }
         guard !unsupported.isEmpty else { return format.muxerName }
         let names = unsupported.map { String(cString: avcodec_get_name($0)) }.joined(separator: ", ")
-        if format == .mp4, codecs.allSatisfy({ supports("3gp", $0) }) {
+        if format == .mp4, codecs.allSatisfy({ format.carries($0, muxer: "3gp") }) {
             warnings.append("\(names): 3GPP codecs, written as MP4 with the 3gp brand")
             return "3gp"
         }
-        if format == .mkv, unsupported.allSatisfy({ supports("matroska", $0, compliance: FF_COMPLIANCE_UNOFFICIAL) }) {
+        if format == .mkv, unsupported.allSatisfy({ format.carries($0, compliance: FF_COMPLIANCE_UNOFFICIAL) }) {
             warnings.append("\(names): no native Matroska mapping, stored in its VFW/ACM compatibility mode")
             return format.muxerName
         }
         let alternatives = ContainerFormat.allCases.filter { candidate in
-            candidate != format && codecs.allSatisfy { supports(candidate.muxerName, $0) }
+            candidate != format && codecs.allSatisfy { candidate.carries($0) }
         }
         let hint =
             alternatives.isEmpty ? "" : "; formats that can: \(alternatives.map(\.rawValue).joined(separator: ", "))"
         throw MediaError(.unsupportedCodec, "\(format) cannot hold \(names)\(hint)")
-    }
-
-    private static func supports(_ muxer: String, _ codec: AVCodecID, compliance: Int32 = FF_COMPLIANCE_NORMAL) -> Bool
-    {
-        guard let format = av_guess_format(muxer, nil, nil) else { return false }
-        // Negative means the muxer keeps no codec list (MPEG-TS): writing the header decides.
-        return avformat_query_codec(format, codec, compliance) != 0
     }
 
     /// ASF wants H.264/H.265 in Annex-B; MP4-style (length-prefixed) input is converted on the way.

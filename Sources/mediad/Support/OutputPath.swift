@@ -3,15 +3,23 @@ import MediaCore
 
 /// Derives a job's `format` option from the output file name when the user gave none.
 enum OutputPath {
+    /// The container format named by the output's extension (remux, mux).
     static func format(of path: String) throws -> String {
-        let ext = URL(fileURLWithPath: path).pathExtension
-        guard let format = ContainerFormat(fileExtension: ext) else {
+        try format(
+            of: path,
+            byExtension: Dictionary(
+                uniqueKeysWithValues: ["mp4", "m4v", "3gp", "mov", "qt", "m4a", "mkv", "mka", "ts", "m2ts", "mts", "flv", "asf", "wmv", "wma"]
+                    .compactMap { ext in ContainerFormat(fileExtension: ext).map { (ext, $0.rawValue) } }))
+    }
+
+    /// The format `byExtension` names for the output's extension; exits with `invalid_option` if none.
+    static func format(of path: String, byExtension formats: [String: String]) throws -> String {
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        guard let format = formats[ext] else {
+            let known = formats.keys.sorted().map { "." + $0 }.joined(separator: ", ")
             JobRunner.fail(
-                MediaError(
-                    .invalidOption,
-                    "cannot tell the format from '\(path)'; pass --format (\(ContainerFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
-                ))
+                MediaError(.invalidOption, "cannot tell the format from '\(path)' (known: \(known)); pass --format"))
         }
-        return format.rawValue
+        return format
     }
 }

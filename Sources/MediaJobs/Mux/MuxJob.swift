@@ -11,15 +11,11 @@ public struct MuxJob: Sendable {
     /// The options of a mux job.
     public struct Options: Sendable, Codable, Equatable {
         /// The container to write.
-        public enum Format: String, Sendable, Codable, CaseIterable {
-            case mp4, m4a, mov, mkv, asf, flv, ts
-        }
-
-        public var format: Format
+        public var format: ContainerFormat
         /// The video frame rate; raw video streams carry none that mediad trusts.
         public var fps: FrameRate
 
-        public init(format: Format = .mp4, fps: FrameRate = FrameRate(numerator: 25, denominator: 1)) {
+        public init(format: ContainerFormat = .mp4, fps: FrameRate = FrameRate(numerator: 25, denominator: 1)) {
             self.format = format
             self.fps = fps
         }
@@ -28,7 +24,7 @@ public struct MuxJob: Sendable {
         public init(parsing values: [String: String]) throws {
             var reader = OptionReader(values)
             let defaults = Options()
-            format = try reader.choice("format", as: Format.self) ?? defaults.format
+            format = try reader.choice("format", as: ContainerFormat.self) ?? defaults.format
             fps = try reader.frameRate("fps") ?? defaults.fps
             try reader.finish()
         }
@@ -59,12 +55,12 @@ public struct MuxJob: Sendable {
         let frameRate = try exactFrameRate()
         if let audio {
             _ = try InputFile.classify(path: audio, accepting: [.adts])
-            try format.checkCarries(AV_CODEC_ID_AAC)
+            try Self.check(format, carries: AV_CODEC_ID_AAC)
         }
         let videoInput = try video.map {
             (path: $0, codec: try InputFile.classify(path: $0, accepting: [.h264, .hevc]))
         }
-        if let videoInput { try format.checkCarries(videoInput.codec == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264) }
+        if let videoInput { try Self.check(format, carries: videoInput.codec == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264) }
 
         let totalBytes = Double(max(1, fileSize(audio) + 2 * fileSize(video)))
         let progress = { @Sendable (bytes: Int64) throws in
@@ -83,11 +79,20 @@ public struct MuxJob: Sendable {
             let stream = try file.addStream(copying: source.codecParameters, timeBase: source.timeBase)
             if source === videoSource { stream.pointee.avg_frame_rate = frameRate }
         }
-        try file.writeHeader(options: format.muxerOptions)
+        // The ISO formats put the index (moov) before the media data so playback can start while downloading.
+        try file.writeHeader(options: format.isISOBaseMedia ? ["movflags": "+faststart"] : [:])
         try interleave(sources, into: file, progress: progress)
         try file.finish()
         context.reportProgress(1)
         return result(video: videoSource, audio: audioSource)
+    }
+
+    /// Throws `unsupported_codec` when libav says `format` cannot store `codec`.
+    private static func check(_ format: ContainerFormat, carries codec: AVCodecID) throws {
+        guard format.carries(codec) else {
+            throw MediaError(
+                .unsupportedCodec, "\(format.displayName) output cannot carry \(String(cString: avcodec_get_name(codec))) streams")
+        }
     }
 
     private func result(video: AnnexBVideoSource?, audio: ADTSSource?) -> MuxResult {

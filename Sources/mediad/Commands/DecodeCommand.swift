@@ -1,0 +1,41 @@
+import ArgumentParser
+import MediaJobs
+
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode AAC (ADTS, M4A or the first audio track of an MP4) to WAV or raw PCM.",
+        discussion: """
+            Encoder priming recorded in an MP4 edit list is trimmed. Raw PCM has no header: remember the \
+            rate and channels the result reports (--json).
+
+            Examples:
+              mediad decode voice.m4a -o voice.wav
+              mediad decode voice.aac -o voice.pcm --sample-format f32le
+            """)
+
+    @Argument(help: "ADTS, M4A or MP4 input.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "The output file.")
+    var output: String
+
+    @Option(help: "wav or pcm (default: from the output's extension: .wav, .pcm or .raw).")
+    var format: String?
+
+    @Option(help: "s16le, s16be, s24le, s32le, f32le, f64le or u8 (default s16le; WAV takes little-endian only).")
+    var sampleFormat: String?
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func run() throws {
+        var values = OptionValues()
+        values.add("format", try format ?? OutputPath.format(of: output, byExtension: ["wav": "wav", "pcm": "pcm", "raw": "pcm"]))
+        values.add("sample_format", sampleFormat)
+        let result = try JobRunner.run { context in
+            try DecodeJob(input: input, output: output, options: try .init(parsing: values.values)).run(context)
+        }
+        try JobRunner.report(result, json: json)
+    }
+}
