@@ -13,7 +13,8 @@ struct Mediad: ParsableCommand {
             conflicting_options, empty_selection, io_error, cancelled, internal_error).
             """,
         subcommands: [
-            ProbeCommand.self, RemuxCommand.self, DemuxCommand.self, EncodeCommand.self, DecodeCommand.self,
+            ProbeCommand.self, RemuxCommand.self, DemuxCommand.self, MuxCommand.self, EncodeCommand.self,
+            DecodeCommand.self,
         ]
     )
 }

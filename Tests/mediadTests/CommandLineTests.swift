@@ -18,7 +18,7 @@ import Testing
     @Test func helpListsEveryCommand() throws {
         let help = try mediad("--help")
         #expect(help.status == 0)
-        for command in ["probe", "remux", "demux"] {
+        for command in ["probe", "remux", "demux", "mux", "encode", "decode"] {
             #expect(help.text.contains(command))
             let sub = try mediad(command, "--help")
             #expect(sub.status == 0)
@@ -86,5 +86,33 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.stderr.hasPrefix("error: io_error:"))
         #expect(try scratch.listing() == ["notes.mp4"])
+    }
+
+    @Test func muxEncodeAndDecodeFromTheCommandLine() throws {
+        let scratch = try Scratch("cli")
+        let clip = scratch.file("clip.mp4")
+        let muxed = try mediad(
+            "mux", "--audio", try Fixtures.adts(), "--video", try Fixtures.h264AnnexB(), "-o", clip, "--fps", "30")
+        #expect(muxed.status == 0, "\(muxed.stderr)")
+        #expect(try Oracle.streams(clip).compactMap { $0["codec_name"] as? String }.sorted() == ["aac", "h264"])
+
+        let voice = scratch.file("voice.m4a")
+        let encoded = try mediad("encode", try Fixtures.wav(), "-o", voice, "--bitrate", "128k", "--json")
+        #expect(encoded.status == 0, "\(encoded.stderr)")
+        let result = try JSONSerialization.jsonObject(with: encoded.stdout) as? [String: Any]
+        #expect(result?["bitrate"] as? Int == 128_000)
+        #expect(try Oracle.format(voice)["format_name"] as? String == "mov,mp4,m4a,3gp,3g2,mj2")
+
+        let back = scratch.file("voice.wav")
+        let decoded = try mediad("decode", voice, "-o", back)
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(try Oracle.streams(back).first?["duration_ts"] as? Int == 88200)
+
+        let nothing = try mediad("mux", "-o", scratch.file("empty.mp4"))
+        #expect(nothing.status == 1)
+        #expect(nothing.stderr == "error: invalid_option: mux needs an audio input, a video input or both\n")
+        let partial = try scratch.write("odd.pcm", [1, 2, 3])
+        let odd = try mediad("encode", partial, "-o", scratch.file("odd.m4a"))
+        #expect(odd.stderr.hasPrefix("error: partial_frame:"))
     }
 }

@@ -3,10 +3,10 @@ import MediaCore
 
 /// Decodes the AAC track of an ADTS, M4A or MP4 file to WAV or raw PCM.
 ///
-/// libavcodec's AAC decoder drops encoder priming itself (the mov demuxer marks it on the first packets),
-/// so the output holds the samples the ffmpeg tool would decode. libav 5.1 trims only the start of an
-/// edit list, not its end: an M4A whose length is not a whole number of AAC frames decodes with the last
-/// frame's padding (under 1024 samples) still on, exactly as the ffmpeg tool of the same version does.
+/// libavcodec's AAC decoder drops encoder priming itself (the mov demuxer marks it on the first packets).
+/// libav 5.1 trims only the start of an edit list, not its end, so the ffmpeg tool of that version keeps
+/// the last frame's padding (under 1024 samples); mediad stops at the track's edited duration instead, so
+/// an M4A made from N samples decodes to exactly N samples.
 ///
 /// Damaged packets — typically a last ADTS frame cut short — are skipped and reported in a warning, as a
 /// player would; a file in which no packet decodes fails with `invalid_input`.
@@ -69,6 +69,7 @@ public struct DecodeJob: Sendable {
         var writer: AudioWriter? = nil
         var damaged = 0
         var samples: Int64 = 0
+        let presented = presentedSamples(of: stream, in: file)
 
         func drainDecoder() throws {
             while true {
@@ -77,6 +78,10 @@ public struct DecodeJob: Sendable {
                 } catch let error as MediaError where error.code == .invalidInput {
                     damaged += 1
                     return
+                }
+                if let presented {
+                    guard samples < presented else { continue }
+                    frame.pointer.pointee.nb_samples = Int32(min(Int64(frame.sampleCount), presented - samples))
                 }
                 let sink = try writer ?? makeWriter(for: AudioFormat(of: frame))
                 writer = sink
@@ -110,6 +115,15 @@ public struct DecodeJob: Sendable {
             outputs: [output], warnings: warnings, sampleRate: writer.format.sampleRate,
             channels: writer.format.channels, sampleFormat: options.sampleFormat, samples: samples,
             duration: Double(samples) / Double(writer.format.sampleRate))
+    }
+
+    /// Samples the MP4 track presents (its edit list's duration), or nil where the container does not say:
+    /// ADTS durations are estimates and are never used to cut.
+    private func presentedSamples(of stream: UnsafeMutablePointer<AVStream>, in file: InputFile) -> Int64? {
+        let duration = stream.pointee.duration
+        let rate = stream.pointee.codecpar.pointee.sample_rate
+        guard file.container == .mp4, duration != mediad_nopts_value(), duration > 0, rate > 0 else { return nil }
+        return av_rescale_q(duration, stream.pointee.time_base, AVRational(num: 1, den: rate))
     }
 
     /// The first audio stream, which must be AAC; every other stream is left unread.

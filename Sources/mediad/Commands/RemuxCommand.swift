@@ -42,6 +42,9 @@ struct RemuxCommand: ParsableCommand {
     @Option(help: "End at the first keyframe at or after this many seconds.")
     var end: String?
 
+    @Option(help: "Frame rate for raw H.264/H.265 input, which has no timestamps (default 25).")
+    var fps: String?
+
     @Flag(help: "Print the result (tracks, cut points, warnings) as JSON.")
     var json = false
 
@@ -53,6 +56,7 @@ struct RemuxCommand: ParsableCommand {
         values.add("tracks", tracks)
         values.add("start", start)
         values.add("end", end)
+        values.add("fps", fps)
         let result = try JobRunner.run { context in
             let options = try RemuxJob.Options(parsing: values.values)
             return try RemuxJob(input: input, output: output, options: options).run(context)

@@ -1,0 +1,48 @@
+import ArgumentParser
+import MediaJobs
+
+struct MuxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mux",
+        abstract: "Put raw ADTS AAC and/or raw H.264/H.265 (Annex-B) into MP4, M4A, MOV, MKV, ASF, FLV or MPEG-TS.",
+        discussion: """
+            Annex-B video has no timestamps: frames are timed at --fps, and presentation times come from the \
+            picture order count in the slice headers, so streams with B-frames play every frame in order. \
+            Audio is timed by its frame count and gets its AudioSpecificConfig from the ADTS headers. Packets \
+            are interleaved by decode time; MP4, M4A and MOV put the moov box first.
+
+            Examples:
+              mediad mux --audio voice.aac --video camera.h264 -o clip.mp4 --fps 30
+              mediad mux --video screen.h265 -o screen.mkv --fps 30000/1001
+              mediad mux --audio voice.aac -o voice.m4a
+            """)
+
+    @Option(help: "Raw AAC in ADTS frames.")
+    var audio: String?
+
+    @Option(help: "Raw H.264 or H.265 in Annex-B format.")
+    var video: String?
+
+    @Option(name: .shortAndLong, help: "The output file.")
+    var output: String
+
+    @Option(help: "mp4, m4a, mov, mkv, asf, flv or ts (default: from the output's extension).")
+    var format: String?
+
+    @Option(help: "Video frames per second: 25, 29.97 or 30000/1001 (default 25).")
+    var fps: String?
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func run() throws {
+        var values = OptionValues()
+        values.add("format", try format ?? OutputPath.format(of: output))
+        values.add("fps", fps)
+        let result = try JobRunner.run { context in
+            try MuxJob(audio: audio, video: video, output: output, options: try .init(parsing: values.values))
+                .run(context)
+        }
+        try JobRunner.report(result, json: json)
+    }
+}
