@@ -1,0 +1,136 @@
+import Foundation
+
+/// The job kinds the service runs (probe is synchronous and has no job).
+public enum JobKind: String, Codable, Sendable, CaseIterable {
+    case encode, decode, mux, demux, remux
+}
+
+/// Where a job is in its life: `queued` → `running` → `succeeded` | `failed` | `cancelled`.
+public enum JobState: String, Codable, Sendable, CaseIterable {
+    case queued, running, succeeded, failed, cancelled
+
+    /// True for the three states a job never leaves.
+    public var isTerminal: Bool { self == .succeeded || self == .failed || self == .cancelled }
+}
+
+/// An input file as received: its name in the job directory, size and SHA-256 (lowercase hex).
+public struct JobInput: Codable, Sendable, Equatable {
+    public var name: String
+    public var size: Int64
+    public var sha256: String
+
+    public init(name: String, size: Int64, sha256: String) {
+        self.name = name
+        self.size = size
+        self.sha256 = sha256
+    }
+}
+
+/// A finished output: listed only once the file is complete under its final name.
+public struct JobOutput: Codable, Sendable, Equatable {
+    public var name: String
+    public var size: Int64
+    public var sha256: String
+    public var contentType: String
+    /// Where to download it: `/jobs/{id}/outputs/{name}`.
+    public var url: String
+
+    public init(name: String, size: Int64, sha256: String, contentType: String, url: String) {
+        self.name = name
+        self.size = size
+        self.sha256 = sha256
+        self.contentType = contentType
+        self.url = url
+    }
+}
+
+/// Why a job failed: the engine's (or the service's) stable code and a message for people.
+public struct JobError: Codable, Sendable, Equatable {
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// One job as `job.json` stores it and the API shows it.
+///
+/// Encoded with snake_case keys and RFC 3339 times; `started_at`, `finished_at` and `error` are always
+/// present (null when not set) so clients can rely on the shape.
+public struct JobRecord: Codable, Sendable, Equatable {
+    /// Random, 128 bits, URL-safe base64 (22 characters).
+    public var id: String
+    public var kind: JobKind
+    public var state: JobState
+    /// 0…1; exactly 1 on success.
+    public var progress: Double
+    public var createdAt: Date
+    public var startedAt: Date?
+    public var finishedAt: Date?
+    /// The job's options after defaults, as the engine's typed options encode them.
+    public var options: JSONValue
+    public var inputs: [JobInput]
+    /// Primary output first.
+    public var outputs: [JobOutput]
+    public var error: JobError?
+    /// Runs started so far (a run interrupted by a crash counts).
+    public var attempts: Int
+    /// Things the engine reported that are not errors (e.g. rotation MKV cannot store).
+    public var warnings: [String]
+    /// The engine's full result (tracks, cut points, …) once the job succeeded.
+    public var result: JSONValue?
+    /// The uploaded file's own name, when the client sent one; used for download file names.
+    public var sourceName: String?
+
+    public init(
+        id: String, kind: JobKind, state: JobState = .queued, progress: Double = 0, createdAt: Date,
+        startedAt: Date? = nil, finishedAt: Date? = nil, options: JSONValue, inputs: [JobInput],
+        outputs: [JobOutput] = [], error: JobError? = nil, attempts: Int = 0, warnings: [String] = [],
+        result: JSONValue? = nil, sourceName: String? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.state = state
+        self.progress = progress
+        self.createdAt = createdAt
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.options = options
+        self.inputs = inputs
+        self.outputs = outputs
+        self.error = error
+        self.attempts = attempts
+        self.warnings = warnings
+        self.result = result
+        self.sourceName = sourceName
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, state, progress, options, inputs, outputs, error, attempts, warnings, result
+        case createdAt = "created_at"
+        case startedAt = "started_at"
+        case finishedAt = "finished_at"
+        case sourceName = "source_name"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(state, forKey: .state)
+        try container.encode(progress, forKey: .progress)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encode(finishedAt, forKey: .finishedAt)
+        try container.encode(options, forKey: .options)
+        try container.encode(inputs, forKey: .inputs)
+        try container.encode(outputs, forKey: .outputs)
+        try container.encode(error, forKey: .error)
+        try container.encode(attempts, forKey: .attempts)
+        try container.encode(warnings, forKey: .warnings)
+        try container.encodeIfPresent(result, forKey: .result)
+        try container.encodeIfPresent(sourceName, forKey: .sourceName)
+    }
+}

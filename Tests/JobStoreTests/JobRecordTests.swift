@@ -1,0 +1,33 @@
+import Foundation
+import JobStore
+import Testing
+
+@Suite struct JobRecordTests {
+    static let sample = JobRecord(
+        id: "AAAAAAAAAAAAAAAAAAAAAA", kind: .remux, createdAt: Date(timeIntervalSince1970: 1_795_000_000.25),
+        options: .object(["format": .string("mkv"), "faststart": .bool(false)]),
+        inputs: [JobInput(name: "input", size: 10, sha256: String(repeating: "a", count: 64))])
+
+    @Test func alwaysShowsNullableFields() throws {
+        let json = String(decoding: try JobJSON.encoder().encode(Self.sample), as: UTF8.self)
+        #expect(json.contains("\"error\":null"))
+        #expect(json.contains("\"started_at\":null"))
+        #expect(json.contains("\"finished_at\":null"))
+        #expect(json.contains("\"created_at\":\"2026-11-18T"))
+        #expect(json.contains(".250Z\""))
+        #expect(json.contains("\"options\":{\"faststart\":false,\"format\":\"mkv\"}"))
+    }
+
+    @Test func roundTripsThroughJSON() throws {
+        var record = Self.sample
+        record.state = .failed
+        record.error = JobError(code: "invalid_input", message: "bad")
+        record.result = .object(["cut_start": .number(1.5), "tracks": .array([.number(2)])])
+        let data = try JobJSON.encoder().encode(record)
+        #expect(try JobJSON.decoder().decode(JobRecord.self, from: data) == record)
+    }
+
+    @Test func knowsTerminalStates() {
+        #expect(JobState.allCases.filter(\.isTerminal) == [.succeeded, .failed, .cancelled])
+    }
+}
