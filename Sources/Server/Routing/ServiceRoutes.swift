@@ -1,0 +1,31 @@
+import NIOHTTP1
+
+/// Every route the service answers, by name. The router is built from this table and the test of
+/// `openapi.yaml` compares the spec's paths with it, so the two cannot drift apart.
+public enum ServiceRoute: String, CaseIterable, Sendable {
+    case createJob, listJobs, showJob, deleteJob, downloadOutput, downloadPrimaryOutput, showLog
+    case probe, health, readiness, openAPI
+
+    public var route: Route {
+        switch self {
+        case .createJob: Route(.POST, "/jobs/{kind}")
+        case .listJobs: Route(.GET, "/jobs")
+        case .showJob: Route(.GET, "/jobs/{id}")
+        case .deleteJob: Route(.DELETE, "/jobs/{id}")
+        case .downloadOutput: Route(.GET, "/jobs/{id}/outputs/{name}")
+        case .downloadPrimaryOutput: Route(.GET, "/jobs/{id}/output")
+        case .showLog: Route(.GET, "/jobs/{id}/log")
+        case .probe: Route(.POST, "/probe")
+        case .health: Route(.GET, "/healthz")
+        case .readiness: Route(.GET, "/readyz")
+        case .openAPI: Route(.GET, "/openapi.yaml")
+        }
+    }
+
+    /// The router over all routes, each handled by its name.
+    public static var router: Router<ServiceRoute> {
+        var router = Router<ServiceRoute>()
+        for name in allCases { router.add(name.route.method, name.route.pattern, name) }
+        return router
+    }
+}
