@@ -3,11 +3,14 @@
 SWIFT ?= swift
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libssl-dev zlib1g-dev \
 	pkg-config ffmpeg curl
+PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: deps build release test run clean format
 
-## Installs the Debian packages that are missing (libav headers, the ffmpeg/ffprobe test oracle, …).
+## Installs the Debian packages that are missing (libav headers, the ffmpeg/ffprobe test oracle, …) and the
+## Python packages the OpenAPI spec test (Tests/ServerTests/openapi_check.py) uses; where pip refuses to touch an
+## "externally managed" Python (Debian's own), they are installed for the user instead.
 deps:
 	@missing=""; for package in $(APT_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
@@ -16,6 +19,11 @@ deps:
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+	@python3 -c 'import openapi_spec_validator, jsonschema, yaml' 2>/dev/null || { \
+		echo "installing: $(PYTHON_PACKAGES)"; \
+		pip install --quiet $(PYTHON_PACKAGES) || \
+			pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \
+	}
 
 build: deps
 	$(SWIFT) build
