@@ -1,0 +1,117 @@
+import Foundation
+
+/// Creating, saving, reading and deleting one job. Blocking I/O: call on a thread pool.
+extension JobStore {
+    /// A new, empty upload in `uploads/` for a request body to stream into.
+    public func makeUpload() throws -> UploadFile {
+        try UploadFile(directory: uploadsDirectory)
+    }
+
+    /// Stores a new job: its record and its inputs, which are moved (renamed) out of `uploads/` into
+    /// `inputs/<name>`.
+    ///
+    /// The directory is built as `jobs/.new-<id>`, synced, then renamed to `jobs/<id>` and `jobs/` synced,
+    /// so a job appears complete or not at all. The store takes the uploaded files either way: when
+    /// `create` fails they are removed.
+    public func create(_ record: JobRecord, inputs: [String: UploadedFile]) throws {
+        do {
+            try Self.requireValidID(record.id)
+            for name in inputs.keys where !Self.isValidFileName(name) { throw StoreError.invalidFileName(name) }
+            let final = jobDirectory(id: record.id)
+            guard access(final, F_OK) != 0 else {
+                throw StoreError(code: "already_exists", message: "job \(record.id) already exists")
+            }
+            let staging = jobsDirectory + "/" + Self.stagingPrefix + record.id
+            try FileIO.makeDirectory(staging)
+            do {
+                try FileIO.makeDirectory(staging + "/inputs")
+                try FileIO.makeDirectory(staging + "/outputs")
+                for (name, upload) in inputs.sorted(by: { $0.key < $1.key }) {
+                    try FileIO.rename(upload.path, to: staging + "/inputs/" + name)
+                }
+                try FileIO.writeAtomically(try encode(record), to: staging + "/job.json")
+                try FileIO.syncDirectory(staging + "/inputs")
+                try FileIO.syncDirectory(staging + "/outputs")
+                try FileIO.syncDirectory(uploadsDirectory)
+                try FileIO.syncDirectory(staging)
+                try FileIO.rename(staging, to: final)
+            } catch {
+                try? FileIO.remove(staging)
+                throw error
+            }
+            try FileIO.syncDirectory(jobsDirectory)
+        } catch {
+            for upload in inputs.values { unlink(upload.path) }
+            throw error
+        }
+    }
+
+    /// Replaces the job's `job.json` atomically (temporary file, fsync, rename, fsync of the directory).
+    /// Throws `not_found` when the job directory is gone (deleted meanwhile).
+    public func save(_ record: JobRecord) throws {
+        try Self.requireValidID(record.id)
+        guard FileIO.isDirectory(jobDirectory(id: record.id)) else { throw StoreError.notFound(record.id) }
+        try FileIO.writeAtomically(try encode(record), to: recordPath(id: record.id))
+    }
+
+    /// The job's record; nil when there is no such job (or the id is not one). Throws `corrupt_record` when
+    /// `job.json` does not decode.
+    public func load(id: String) throws -> JobRecord? {
+        guard Self.isValidID(id) else { return nil }
+        let path = recordPath(id: id)
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch CocoaError.fileReadNoSuchFile {
+            return nil
+        } catch {
+            throw StoreError(code: "io_error", message: "cannot read \(path): \(error.localizedDescription)")
+        }
+        do {
+            return try JobJSON.decoder().decode(JobRecord.self, from: data)
+        } catch {
+            throw StoreError(code: "corrupt_record", message: "\(path) does not decode: \(error)")
+        }
+    }
+
+    /// Removes the job and all its files. The directory is first renamed to `jobs/.deleted-<id>` (and
+    /// `jobs/` synced), so from then on the job is gone even if the recursive removal is cut short; what a
+    /// crash or a failed removal leaves is cleared by the next `loadAll()`.
+    public func delete(id: String) throws {
+        try Self.requireValidID(id)
+        let doomed = jobsDirectory + "/" + Self.deletedPrefix + id
+        if access(doomed, F_OK) == 0 { try FileIO.remove(doomed) }
+        guard Foundation.rename(jobDirectory(id: id), doomed) == 0 else {
+            if errno == ENOENT { throw StoreError.notFound(id) }
+            throw StoreError.io("cannot rename away", jobDirectory(id: id))
+        }
+        try FileIO.syncDirectory(jobsDirectory)
+        try FileIO.remove(doomed)
+    }
+
+    /// The finished outputs of a job: every non-hidden regular file in `outputs/` with its size, SHA-256,
+    /// `contentType(name)` and download url `/jobs/<id>/outputs/<name>`, sorted by name (the server puts the
+    /// primary output first). Hashing reads every file: cache the result in the record.
+    public func describeOutputs(id: String, contentType: (String) -> String) throws -> [JobOutput] {
+        try Self.requireValidID(id)
+        let directory = outputDirectory(id: id)
+        guard FileIO.isDirectory(directory) else { throw StoreError.notFound(id) }
+        return try FileIO.entries(directory)
+            .filter { !$0.hasPrefix(".") && FileIO.isRegularFile(directory + "/" + $0) }
+            .sorted()
+            .map { name in
+                let (size, sha256) = try SHA256Hasher.hexDigest(ofFileAt: directory + "/" + name)
+                return JobOutput(
+                    name: name, size: size, sha256: sha256, contentType: contentType(name),
+                    url: "/jobs/\(id)/outputs/\(name)")
+            }
+    }
+
+    private func encode(_ record: JobRecord) throws -> Data {
+        do {
+            return try JobJSON.encoder(pretty: true).encode(record)
+        } catch {
+            throw StoreError(code: "io_error", message: "cannot encode job \(record.id): \(error)")
+        }
+    }
+}

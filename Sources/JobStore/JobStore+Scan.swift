@@ -1,0 +1,74 @@
+import Foundation
+
+/// What `JobStore.loadAll()` found: the jobs it could read, the ones it could not, and the leftovers of
+/// interrupted work it removed (for the server's start-up log).
+public struct StoreScan: Sendable {
+    /// Every readable job, sorted by id.
+    public var records: [JobRecord]
+    /// Job directories whose `job.json` is missing or does not decode. They are left on disk untouched
+    /// for an operator to look at; the server does not list or run them.
+    public var unreadable: [UnreadableJob]
+    /// Paths of the leftovers removed: staging and half-deleted job directories, partial uploads, hidden
+    /// temporary files in job and output directories.
+    public var removed: [String]
+}
+
+/// A job directory the store could not read, and why.
+public struct UnreadableJob: Sendable, Equatable {
+    public var id: String
+    public var error: StoreError
+}
+
+extension JobStore {
+    /// Reads every `jobs/<id>/job.json`, removing on the way what a crash leaves behind: `jobs/.new-*`
+    /// (half-created jobs), `jobs/.deleted-*` (half-deleted ones), every file in `uploads/`, and hidden
+    /// (dot) files in job and `outputs/` directories (temporary records, partial outputs).
+    ///
+    /// Meant for start-up, before the server accepts requests: run while uploads, creates or jobs are under
+    /// way, it would remove their files. A record that cannot be read does not stop the scan; it is
+    /// reported in `unreadable`. Entries of `jobs/` that are neither job ids nor leftovers are ignored.
+    public func loadAll() throws -> StoreScan {
+        var scan = StoreScan(records: [], unreadable: [], removed: [])
+        for name in try FileIO.entries(uploadsDirectory) {
+            try removeLeftover(uploadsDirectory + "/" + name, into: &scan)
+        }
+        for name in try FileIO.entries(jobsDirectory).sorted() {
+            let path = jobsDirectory + "/" + name
+            if name.hasPrefix(Self.stagingPrefix) || name.hasPrefix(Self.deletedPrefix) {
+                try removeLeftover(path, into: &scan)
+                continue
+            }
+            guard Self.isValidID(name), FileIO.isDirectory(path) else { continue }
+            try removeHiddenFiles(in: path, into: &scan)
+            try removeHiddenFiles(in: outputDirectory(id: name), into: &scan)
+            do {
+                if let record = try load(id: name) {
+                    scan.records.append(record)
+                } else {
+                    scan.unreadable.append(
+                        UnreadableJob(
+                            id: name, error: StoreError(code: "corrupt_record", message: "\(path) has no job.json")))
+                }
+            } catch let error as StoreError {
+                scan.unreadable.append(UnreadableJob(id: name, error: error))
+            }
+        }
+        if !scan.removed.isEmpty {
+            try FileIO.syncDirectory(uploadsDirectory)
+            try FileIO.syncDirectory(jobsDirectory)
+        }
+        return scan
+    }
+
+    private func removeHiddenFiles(in directory: String, into scan: inout StoreScan) throws {
+        guard FileIO.isDirectory(directory) else { return }
+        for name in try FileIO.entries(directory) where name.hasPrefix(".") {
+            try removeLeftover(directory + "/" + name, into: &scan)
+        }
+    }
+
+    private func removeLeftover(_ path: String, into scan: inout StoreScan) throws {
+        try FileIO.remove(path)
+        scan.removed.append(path)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// The filesystem store of jobs: one directory per job under `--data-dir`, and no database. The directory
+/// is the truth; the server rebuilds its in-memory index from `loadAll()` when it starts.
+///
+/// ```
+/// <root>/jobs/<id>/job.json          the record, replaced atomically on every save
+/// <root>/jobs/<id>/inputs/<name>     uploaded inputs
+/// <root>/jobs/<id>/outputs/<name>    outputs, under their final name only once complete
+/// <root>/jobs/<id>/job.log           the engine's log
+/// <root>/uploads/<random>.part       request bodies still arriving
+/// ```
+///
+/// Every change is ordered so that a crash at any point leaves either the old state or the new one, plus
+/// hidden leftovers (`jobs/.new-*`, `jobs/.deleted-*`, `uploads/*`, dot-files) that `loadAll()` removes.
+///
+/// All methods do synchronous, blocking file I/O by design: the server calls them on a thread pool, never
+/// on an event loop. The store holds only its (immutable) paths, so it is freely shareable; keeping two
+/// writers off the same job is the caller's business.
+public final class JobStore: Sendable {
+    /// The data directory.
+    public let root: String
+    /// `<root>/jobs`.
+    public let jobsDirectory: String
+    /// `<root>/uploads`.
+    public let uploadsDirectory: String
+
+    static let stagingPrefix = ".new-"
+    static let deletedPrefix = ".deleted-"
+
+    /// Opens the store at `root`, creating it and its `jobs/` and `uploads/` directories when missing.
+    public init(root: String) throws {
+        self.root = root
+        jobsDirectory = root + "/jobs"
+        uploadsDirectory = root + "/uploads"
+        do {
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(code: "io_error", message: "cannot create \(root): \(error.localizedDescription)")
+        }
+        try FileIO.makeDirectory(jobsDirectory, mayExist: true)
+        try FileIO.makeDirectory(uploadsDirectory, mayExist: true)
+    }
+
+    // MARK: Names
+
+    /// A new job id: 128 random bits as URL-safe base64 without padding (22 characters).
+    public static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<2).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
+        return Base64URL.encode(Data(bytes))
+    }
+
+    /// True for exactly 22 characters of `A-Z a-z 0-9 _ -`: the shape of `newID()`. The server checks ids
+    /// from URLs with it, so `..`, slashes and the like never reach a path.
+    public static func isValidID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        return bytes.count == 22
+            && bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    /// True for 1–100 characters of `A-Z a-z 0-9 . _ -` not starting with `.`: a name that stays inside
+    /// its directory and is never mistaken for a hidden temporary file.
+    public static func isValidFileName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        return (1...100).contains(bytes.count) && bytes[0] != UInt8(ascii: ".")
+            && bytes.allSatisfy {
+                isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+            }
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    // MARK: Paths (ids and names must be valid: see `isValidID` and `isValidFileName`)
+
+    public func jobDirectory(id: String) -> String { jobsDirectory + "/" + id }
+
+    public func recordPath(id: String) -> String { jobDirectory(id: id) + "/job.json" }
+
+    public func inputPath(id: String, name: String) -> String { jobDirectory(id: id) + "/inputs/" + name }
+
+    public func outputDirectory(id: String) -> String { jobDirectory(id: id) + "/outputs" }
+
+    public func outputPath(id: String, name: String) -> String { outputDirectory(id: id) + "/" + name }
+
+    public func logPath(id: String) -> String { jobDirectory(id: id) + "/job.log" }
+
+    // MARK: Space
+
+    /// Bytes available to this process on the file system holding the store; 0 when that cannot be told,
+    /// so a caller checking for room refuses work rather than assuming plenty.
+    public func freeBytes() -> Int64 {
+        var info = statvfs()
+        guard statvfs(root, &info) == 0 else { return 0 }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    static func requireValidID(_ id: String) throws {
+        guard isValidID(id) else { throw StoreError.invalidID(id) }
+    }
+}

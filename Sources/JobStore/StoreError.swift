@@ -1,0 +1,39 @@
+import Foundation
+
+/// A failure of the job store, with a stable `code` the API can show as-is and a message for people.
+///
+/// Codes: `io_error` (the file system refused), `not_found` (no such job), `already_exists` (a job with that
+/// id is already stored), `invalid_id`, `invalid_file_name`, `invalid_cursor`, `invalid_limit` (a client
+/// sent something the store cannot accept), `corrupt_record` (a `job.json` that does not decode).
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    static func io(_ action: String, _ path: String, errno code: Int32 = errno) -> StoreError {
+        StoreError(code: "io_error", message: "\(action) \(path): \(String(cString: strerror(code)))")
+    }
+
+    static func notFound(_ id: String) -> StoreError {
+        StoreError(code: "not_found", message: "no job \(id)")
+    }
+
+    static func invalidID(_ id: String) -> StoreError {
+        StoreError(code: "invalid_id", message: "not a job id: \(id.prefix(40))")
+    }
+
+    static func invalidFileName(_ name: String) -> StoreError {
+        StoreError(
+            code: "invalid_file_name",
+            message:
+                "file names are 1-100 characters of A-Z a-z 0-9 . _ - and do not start with '.': \(name.prefix(40))")
+    }
+
+    static let invalidCursor = StoreError(code: "invalid_cursor", message: "the cursor is not one this server gave out")
+}

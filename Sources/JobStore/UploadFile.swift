@@ -1,0 +1,88 @@
+import Foundation
+
+/// A request body that has been written to disk completely and synced: where it is, how big, its SHA-256.
+public struct UploadedFile: Sendable, Equatable {
+    public var path: String
+    public var size: Int64
+    /// Lowercase hex.
+    public var sha256: String
+
+    public init(path: String, size: Int64, sha256: String) {
+        self.path = path
+        self.size = size
+        self.sha256 = sha256
+    }
+}
+
+/// A request body on its way to disk, in `<root>/uploads/<random>.part`, hashed as it is written so the
+/// SHA-256 is known the moment the last byte lands, without reading the file again.
+///
+/// Made by `JobStore.makeUpload()`. Either `finish()` it (the file stays, and `JobStore.create` moves it
+/// into a job) or `discard()` it; an upload released without either is discarded, so an aborted request
+/// leaves nothing behind. Writes are blocking I/O: call them on a thread pool, one at a time, in order.
+public final class UploadFile: @unchecked Sendable {
+    // Sendable because every access to the mutable state (fd, size, hasher) happens under `lock`, so the
+    // upload may be handed from one pool thread to the next. (A `Mutex` cannot hold the hasher here: the
+    // compiler cannot tell that `update` keeps no reference to the caller's buffer.)
+    private let lock = NSLock()
+    private var fd: Int32
+    private var written: Int64 = 0
+    private let hasher = SHA256Hasher()
+
+    /// Where the bytes are being written.
+    public let path: String
+
+    init(directory: String) throws {
+        let path = directory + "/" + JobStore.newID() + ".part"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.io("cannot create", path) }
+        self.path = path
+        self.fd = fd
+    }
+
+    deinit { discard() }
+
+    /// Bytes written so far.
+    public var size: Int64 { lock.withLock { written } }
+
+    /// Appends bytes (all of them: short writes and `EINTR` are retried) and adds them to the digest.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try lock.withLock {
+            try requireOpen()
+            try FileIO.writeAll(fd, bytes, path: path)
+            hasher.update(bytes)
+            written += Int64(bytes.count)
+        }
+    }
+
+    /// Syncs and closes the file and returns what it holds. The file stays until the store moves it.
+    public func finish() throws -> UploadedFile {
+        try lock.withLock {
+            try requireOpen()
+            let fd = self.fd
+            self.fd = -1
+            do {
+                defer { close(fd) }
+                try FileIO.sync(fd, path: path)
+            } catch {
+                unlink(path)
+                throw error
+            }
+            return UploadedFile(path: path, size: written, sha256: hasher.finalize())
+        }
+    }
+
+    /// Closes and removes the file. Does nothing once the upload is finished or discarded.
+    public func discard() {
+        lock.withLock {
+            guard fd >= 0 else { return }
+            close(fd)
+            fd = -1
+            unlink(path)
+        }
+    }
+
+    private func requireOpen() throws {
+        guard fd >= 0 else { throw StoreError(code: "io_error", message: "\(path) is already closed") }
+    }
+}
