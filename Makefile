@@ -36,9 +36,9 @@ test: deps
 	$(SWIFT) build
 	MEDIAD_BIN="$$($(SWIFT) build --show-bin-path)/mediad" $(SWIFT) test
 
-## Builds the release binary and starts it on its defaults.
+## Builds the release binary and starts the service on its defaults (127.0.0.1:8080, ./data).
 run: release
-	"$$($(SWIFT) build -c release --show-bin-path)/mediad" --help
+	"$$($(SWIFT) build -c release --show-bin-path)/mediad" serve
 
 format:
 	swift-format format --in-place --recursive Sources Tests Package.swift

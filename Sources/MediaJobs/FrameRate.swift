@@ -33,4 +33,19 @@ public struct FrameRate: Equatable, Sendable, Codable, CustomStringConvertible {
     public var framesPerSecond: Double { Double(numerator) / Double(denominator) }
 
     public var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
+
+    /// Encoded as its text form (`"30000/1001"`), as users write it.
+    public init(from decoder: Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let rate = FrameRate(parsing: text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "bad frame rate \(text)"))
+        }
+        self = rate
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
 }

@@ -1,10 +1,11 @@
 import ArgumentParser
 
 @main
-struct Mediad: ParsableCommand {
+struct Mediad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mediad",
-        abstract: "Encode, decode, mux, demux, remux and probe media files with libav.",
+        abstract:
+            "Encode, decode, mux, demux, remux and probe media files with libav, as an HTTP service or from the command line.",
         discussion: """
             Every command reads local files and writes its outputs under a temporary name, renaming them \
             only when complete. On failure it prints `error: <code>: <message>` and exits with status 1; \
@@ -13,7 +14,8 @@ struct Mediad: ParsableCommand {
             conflicting_options, empty_selection, io_error, cancelled, internal_error).
             """,
         subcommands: [
-            ProbeCommand.self, RemuxCommand.self, DemuxCommand.self, MuxCommand.self, EncodeCommand.self,
+            ServeCommand.self, ProbeCommand.self, RemuxCommand.self, DemuxCommand.self, MuxCommand.self,
+            EncodeCommand.self,
             DecodeCommand.self,
         ]
     )

@@ -5,8 +5,7 @@ import TestSupport
 import Testing
 
 @Suite struct MuxJobFailureTests {
-    private func job(audio: String?, video: String?, _ scratch: Scratch, format: ContainerFormat = .mp4) -> MuxJob
-    {
+    private func job(audio: String?, video: String?, _ scratch: Scratch, format: ContainerFormat = .mp4) -> MuxJob {
         MuxJob(
             audio: audio, video: video, output: scratch.file("output.\(format.rawValue)"),
             options: .init(format: format))

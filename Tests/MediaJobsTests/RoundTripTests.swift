@@ -41,8 +41,10 @@ import Testing
         let originalTimes = try Oracle.packets(original, stream: "v:0").compactMap { $0["pts"] as? Int }.sorted()
         let rebuiltTimes = try Oracle.packets(rebuilt, stream: "v:0").compactMap { $0["pts"] as? Int }.sorted()
         #expect(originalTimes.count == rebuiltTimes.count)
-        let originalBase = try #require(try Oracle.streams(original).first { $0["codec_type"] as? String == "video" }?["time_base"] as? String)
-        let rebuiltBase = try #require(try Oracle.streams(rebuilt).first { $0["codec_type"] as? String == "video" }?["time_base"] as? String)
+        let originalBase = try #require(
+            try Oracle.streams(original).first { $0["codec_type"] as? String == "video" }?["time_base"] as? String)
+        let rebuiltBase = try #require(
+            try Oracle.streams(rebuilt).first { $0["codec_type"] as? String == "video" }?["time_base"] as? String)
         #expect(milliseconds(originalTimes, originalBase) == milliseconds(rebuiltTimes, rebuiltBase))
 
         // ADTS cannot carry the MP4's priming edit list: info.json records it, and the rebuilt audio is the

@@ -14,7 +14,8 @@ import Testing
     }()
 
     @Test func matchesPatternsWithParameters() {
-        guard case .found(let handler, let parameters) = Self.router.match(.GET, path: "/jobs/abc/outputs/output.mp4") else {
+        guard case .found(let handler, let parameters) = Self.router.match(.GET, path: "/jobs/abc/outputs/output.mp4")
+        else {
             Issue.record("no match")
             return
         }

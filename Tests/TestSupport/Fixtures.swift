@@ -95,8 +95,10 @@ public enum Fixtures {
     public static func h264NoBFramesMP4() throws -> String {
         try make(
             "h264_nob.mp4",
-            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-c:v", "libx264", "-preset",
-             "veryfast", "-bf", "0", "-g", "30", "-f", "mp4"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-c:v", "libx264", "-preset",
+                "veryfast", "-bf", "0", "-g", "30", "-f", "mp4",
+            ])
     }
 
     /// 3 s of 320x240 24 fps H.264 with an open GOP (non-IDR I-frames whose leading B-frames reference the
@@ -104,9 +106,11 @@ public enum Fixtures {
     public static func h264OpenGOPMP4() throws -> String {
         try make(
             "h264_opengop.mp4",
-            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24:duration=3", "-c:v", "libx264", "-preset",
-             "veryfast", "-x264-params", "open-gop=1:keyint=infinite:min-keyint=12:scenecut=0:bframes=3:i-refresh=0",
-             "-force_key_frames", "expr:eq(mod(n,20),0)", "-f", "mp4"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24:duration=3", "-c:v", "libx264", "-preset",
+                "veryfast", "-x264-params", "open-gop=1:keyint=infinite:min-keyint=12:scenecut=0:bframes=3:i-refresh=0",
+                "-force_key_frames", "expr:eq(mod(n,20),0)", "-f", "mp4",
+            ])
     }
 
     /// 4 s of 320x240 25 fps H.265 with B-frames and open GOPs (CRA pictures with RASL leading pictures), in
@@ -114,10 +118,12 @@ public enum Fixtures {
     public static func hevcMP4() throws -> String {
         try make(
             "hevc.mp4",
-            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx265", "-preset",
-             "ultrafast", "-x265-params",
-             "bframes=4:keyint=20:min-keyint=20:open-gop=1:log2-max-poc-lsb=4:log-level=error",
-             "-tag:v", "hvc1", "-f", "mp4"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx265", "-preset",
+                "ultrafast", "-x265-params",
+                "bframes=4:keyint=20:min-keyint=20:open-gop=1:log2-max-poc-lsb=4:log-level=error",
+                "-tag:v", "hvc1", "-f", "mp4",
+            ])
     }
 
     /// The video stream of the MP4 fixture `mp4` as Annex-B (`h264` or `hevc`), copied by ffmpeg.
@@ -130,9 +136,12 @@ public enum Fixtures {
     public static func hevcClosedGOPMP4() throws -> String {
         try make(
             "hevc_closed.mp4",
-            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx265", "-preset",
-             "ultrafast", "-x265-params", "bframes=3:b-pyramid=1:keyint=15:min-keyint=15:open-gop=0:radl=2:log-level=error",
-             "-tag:v", "hvc1", "-f", "mp4"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx265", "-preset",
+                "ultrafast", "-x265-params",
+                "bframes=3:b-pyramid=1:keyint=15:min-keyint=15:open-gop=0:radl=2:log-level=error",
+                "-tag:v", "hvc1", "-f", "mp4",
+            ])
     }
 
     /// 2 s of 320x240 25 fps H.264 High 4:4:4 with custom scaling matrices (in the SPS), weighted P
@@ -140,16 +149,20 @@ public enum Fixtures {
     public static func h264High444MP4() throws -> String {
         try make(
             "h264_444.mp4",
-            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-pix_fmt", "yuv444p", "-c:v",
-             "libx264", "-preset", "veryfast", "-bf", "3", "-x264-params", "cqm=jvt:weightp=2:b-pyramid=normal",
-             "-f", "mp4"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-pix_fmt", "yuv444p", "-c:v",
+                "libx264", "-preset", "veryfast", "-bf", "3", "-x264-params", "cqm=jvt:weightp=2:b-pyramid=normal",
+                "-f", "mp4",
+            ])
     }
 
     /// 2 s of 320x240 25 fps interlaced (MBAFF, top field first) H.264 with B-frames, in MP4.
     public static func h264InterlacedMP4() throws -> String {
         try make(
             "h264_interlaced.mp4",
-            ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx264", "-preset",
-             "veryfast", "-bf", "3", "-flags", "+ildct+ilme", "-x264-params", "tff=1", "-f", "mp4"])
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx264", "-preset",
+                "veryfast", "-bf", "3", "-flags", "+ildct+ilme", "-x264-params", "tff=1", "-f", "mp4",
+            ])
     }
 }

@@ -60,7 +60,9 @@ public struct MuxJob: Sendable {
         let videoInput = try video.map {
             (path: $0, codec: try InputFile.classify(path: $0, accepting: [.h264, .hevc]))
         }
-        if let videoInput { try Self.check(format, carries: videoInput.codec == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264) }
+        if let videoInput {
+            try Self.check(format, carries: videoInput.codec == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264)
+        }
 
         let totalBytes = Double(max(1, fileSize(audio) + 2 * fileSize(video)))
         let progress = { @Sendable (bytes: Int64) throws in
@@ -91,7 +93,8 @@ public struct MuxJob: Sendable {
     private static func check(_ format: ContainerFormat, carries codec: AVCodecID) throws {
         guard format.carries(codec) else {
             throw MediaError(
-                .unsupportedCodec, "\(format.displayName) output cannot carry \(String(cString: avcodec_get_name(codec))) streams")
+                .unsupportedCodec,
+                "\(format.displayName) output cannot carry \(String(cString: avcodec_get_name(codec))) streams")
         }
     }
 

@@ -11,15 +11,19 @@ struct ElementaryRemux {
         if options.start != nil || options.end != nil {
             throw MediaError(
                 .invalidOption,
-                "start and end need timestamps, which raw \(container.displayName) has none of; remux it once, then trim the result")
+                "start and end need timestamps, which raw \(container.displayName) has none of; remux it once, then trim the result"
+            )
         }
         if options.fragmented || (options.format.isISOBaseMedia && !options.faststart) {
             throw MediaError(
-                .invalidOption, "raw \(container.displayName) input is written with moov first; fragmented and faststart=false need a container input")
+                .invalidOption,
+                "raw \(container.displayName) input is written with moov first; fragmented and faststart=false need a container input"
+            )
         }
         let isAudio = container == .adts
         if options.tracks == (isAudio ? .video : .audio) {
-            throw MediaError(.missingStream, "the \(container.displayName) input has no \(options.tracks.rawValue) track")
+            throw MediaError(
+                .missingStream, "the \(container.displayName) input has no \(options.tracks.rawValue) track")
         }
         var warnings: [String] = []
         if isAudio, options.fps != nil { warnings.append("fps was not used: the input has no video") }

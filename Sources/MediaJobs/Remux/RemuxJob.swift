@@ -8,7 +8,9 @@ import MediaCore
 /// wherever the target can hold them; what it cannot hold is listed in `RemuxResult.warnings`.
 public struct RemuxJob: Sendable {
     /// The containers remux reads.
-    public static let acceptedInputs: [InputContainer] = [.mp4, .matroska, .mpegts, .flv, .asf, .wav, .adts, .h264, .hevc]
+    public static let acceptedInputs: [InputContainer] = [
+        .mp4, .matroska, .mpegts, .flv, .asf, .wav, .adts, .h264, .hevc,
+    ]
 
     public var input: String
     public var output: String
@@ -26,7 +28,9 @@ public struct RemuxJob: Sendable {
         let source = try InputFile(path: input, container: container)
         try source.findStreamInfo()
         let plan = try RemuxPlan(input: source, options: options)
-        let fpsWarning = options.fps.map { ["fps \($0) was not used: the \(container.displayName) input has its own timestamps"] } ?? []
+        let fpsWarning =
+            options.fps.map { ["fps \($0) was not used: the \(container.displayName) input has its own timestamps"] }
+            ?? []
         let routes = plan.routes.values.sorted { $0.outputIndex < $1.outputIndex }
         let anchor = routes.first { $0.kind == AVMEDIA_TYPE_VIDEO } ?? routes[0]
         let requestedStart = options.start.flatMap { $0 > 0 ? $0 : nil }

@@ -15,7 +15,8 @@ public struct Route: Sendable, CustomStringConvertible {
         self.method = method
         self.pattern = pattern
         segments = pattern.split(separator: "/").map { part in
-            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+            part.hasPrefix("{") && part.hasSuffix("}")
+                ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
     }
 

@@ -3,12 +3,14 @@ import NIOHTTP1
 /// Every route the service answers, by name. The router is built from this table and the test of
 /// `openapi.yaml` compares the spec's paths with it, so the two cannot drift apart.
 public enum ServiceRoute: String, CaseIterable, Sendable {
-    case createJob, listJobs, showJob, deleteJob, downloadOutput, downloadPrimaryOutput, showLog
-    case probe, health, readiness, openAPI
+    case createJob, createJobByPut, listJobs, showJob, deleteJob, downloadOutput, downloadPrimaryOutput, showLog
+    case probe, probeByPut, health, readiness, openAPI
 
     public var route: Route {
         switch self {
         case .createJob: Route(.POST, "/jobs/{kind}")
+        // `curl -T file URL` uploads with PUT: the same as POST here.
+        case .createJobByPut: Route(.PUT, "/jobs/{kind}")
         case .listJobs: Route(.GET, "/jobs")
         case .showJob: Route(.GET, "/jobs/{id}")
         case .deleteJob: Route(.DELETE, "/jobs/{id}")
@@ -16,6 +18,7 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         case .downloadPrimaryOutput: Route(.GET, "/jobs/{id}/output")
         case .showLog: Route(.GET, "/jobs/{id}/log")
         case .probe: Route(.POST, "/probe")
+        case .probeByPut: Route(.PUT, "/probe")
         case .health: Route(.GET, "/healthz")
         case .readiness: Route(.GET, "/readyz")
         case .openAPI: Route(.GET, "/openapi.yaml")

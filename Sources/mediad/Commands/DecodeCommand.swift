@@ -31,7 +31,9 @@ struct DecodeCommand: ParsableCommand {
 
     func run() throws {
         var values = OptionValues()
-        values.add("format", try format ?? OutputPath.format(of: output, byExtension: ["wav": "wav", "pcm": "pcm", "raw": "pcm"]))
+        values.add(
+            "format",
+            try format ?? OutputPath.format(of: output, byExtension: ["wav": "wav", "pcm": "pcm", "raw": "pcm"]))
         values.add("sample_format", sampleFormat)
         let result = try JobRunner.run { context in
             try DecodeJob(input: input, output: output, options: try .init(parsing: values.values)).run(context)

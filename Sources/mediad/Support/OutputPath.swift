@@ -8,8 +8,11 @@ enum OutputPath {
         try format(
             of: path,
             byExtension: Dictionary(
-                uniqueKeysWithValues: ["mp4", "m4v", "3gp", "mov", "qt", "m4a", "mkv", "mka", "ts", "m2ts", "mts", "flv", "asf", "wmv", "wma"]
-                    .compactMap { ext in ContainerFormat(fileExtension: ext).map { (ext, $0.rawValue) } }))
+                uniqueKeysWithValues: [
+                    "mp4", "m4v", "3gp", "mov", "qt", "m4a", "mkv", "mka", "ts", "m2ts", "mts", "flv", "asf", "wmv",
+                    "wma",
+                ]
+                .compactMap { ext in ContainerFormat(fileExtension: ext).map { (ext, $0.rawValue) } }))
     }
 
     /// The format `byExtension` names for the output's extension; exits with `invalid_option` if none.

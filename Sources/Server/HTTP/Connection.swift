@@ -1,0 +1,82 @@
+import NIOCore
+import NIOHTTP1
+
+/// Serves the requests of one keep-alive connection, one after another (pipelined requests wait their
+/// turn in NIO's pipelining handler), until the client closes or a response requires closing.
+struct Connection {
+    let responder: any Responder
+
+    func serve(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+        try? await channel.executeThenClose { inbound, outbound in
+            let parts = InboundParts(inbound)
+            while let part = try await parts.next() {
+                guard case .head(let head) = part else { continue }
+                let keepOpen = try await serve(head, parts: parts, outbound: outbound)
+                if !keepOpen { return }
+            }
+        }
+    }
+
+    /// Answers one request; returns whether the connection can carry another.
+    private func serve(
+        _ head: HTTPRequestHead, parts: InboundParts, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws -> Bool {
+        let chunked = head.headers["transfer-encoding"].contains { $0.lowercased().contains("chunked") }
+        let length = head.headers.first(name: "content-length").flatMap { Int64($0) } ?? 0
+        let body = RequestBody(source: parts, expectsBody: chunked || length > 0)
+        let expectsContinue = head.headers["expect"].contains { $0.lowercased() == "100-continue" }
+        if expectsContinue {
+            body.beforeFirstRead = {
+                try await outbound.write(.head(HTTPResponseHead(version: head.version, status: .continue)))
+            }
+        }
+        var response: Response
+        do {
+            let request = try Request(head: head, body: body)
+            response = await responder.respond(to: request)
+        } catch let error as ServiceError {
+            response = .error(error)
+        }
+        var keepOpen = head.isKeepAlive
+        if !body.finished {
+            // A body the handler did not read: drain a little of it, else close rather than read gigabytes.
+            // If 100-continue was never sent, the client may be waiting to send it: close as well.
+            if body.beforeFirstRead != nil {
+                keepOpen = false
+            } else if !(try await body.discard(limit: 1 << 20)) {
+                keepOpen = false
+            }
+        }
+        try await write(response, for: head, keepOpen: keepOpen, to: outbound)
+        return keepOpen
+    }
+
+    private func write(
+        _ response: Response, for request: HTTPRequestHead, keepOpen: Bool,
+        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
+        var headers = response.headers
+        headers.replaceOrAdd(name: "content-length", value: String(response.bodyLength))
+        if !keepOpen { headers.replaceOrAdd(name: "connection", value: "close") }
+        try await outbound.write(
+            .head(HTTPResponseHead(version: request.version, status: response.status, headers: headers)))
+        switch response.body {
+        case .empty:
+            break
+        case .bytes(let buffer) where request.method != .HEAD:
+            try await outbound.write(.body(.byteBuffer(buffer)))
+        case .file(let region) where request.method != .HEAD:
+            try await outbound.write(.body(.fileRegion(region)))
+        case .file(let region):
+            try? region.fileHandle.close()
+        case .bytes:
+            break
+        }
+        try await outbound.write(.end(nil))
+    }
+}
+
+/// Turns a request into a response; implemented by the service.
+protocol Responder: Sendable {
+    func respond(to request: Request) async -> Response
+}

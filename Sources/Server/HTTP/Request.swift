@@ -1,0 +1,84 @@
+import NIOCore
+import NIOHTTP1
+
+/// One HTTP request as the handlers see it: head, path, query and route parameters, and its body as a
+/// stream read on demand (so uploads go to disk as they arrive, at the pace the disk takes them).
+final class Request {
+    let head: HTTPRequestHead
+    let path: String
+    let query: [String: String]
+    var parameters: [String: String] = [:]
+    let body: RequestBody
+
+    init(head: HTTPRequestHead, body: RequestBody) throws {
+        self.head = head
+        self.body = body
+        let uri = head.uri
+        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let rawPath = parts.first.map(String.init), let path = QueryString.percentDecode(rawPath) else {
+            throw ServiceError.invalidRequest("the request path is not valid percent-encoding")
+        }
+        self.path = path
+        query = try QueryString.parse(parts.count > 1 ? String(parts[1]) : "")
+    }
+
+    var method: HTTPMethod { head.method }
+
+    /// The declared body length, if the client sent `Content-Length`.
+    var contentLength: Int64? { head.headers.first(name: "content-length").flatMap { Int64($0) } }
+
+    /// A query parameter read as a number of seconds in 0…`limit` (the `wait` of long polls).
+    func waitSeconds(limit: Double = 300) throws -> Double? {
+        guard let raw = query["wait"] else { return nil }
+        guard let value = Double(raw), value.isFinite, value >= 0, value <= limit else {
+            throw ServiceError(
+                .badRequest, "invalid_option", "wait must be a number of seconds from 0 to \(Int(limit))")
+        }
+        return value
+    }
+}
+
+/// The body of the request being handled, pulled from the connection's inbound stream.
+final class RequestBody {
+    private let source: InboundParts
+    private(set) var finished: Bool
+    /// Bytes received so far.
+    private(set) var received: Int64 = 0
+    /// Runs once before the body is first read: sends `100 Continue` when the client asked for it, so
+    /// a request refused from its head alone (413, 404, bad options) never has its body sent.
+    var beforeFirstRead: (() async throws -> Void)?
+
+    init(source: InboundParts, expectsBody: Bool) {
+        self.source = source
+        finished = !expectsBody
+    }
+
+    /// The next chunk of the body, or nil at its end.
+    func next() async throws -> ByteBuffer? {
+        guard !finished else { return nil }
+        if let prepare = beforeFirstRead {
+            beforeFirstRead = nil
+            try await prepare()
+        }
+        switch try await source.next() {
+        case .body(let chunk):
+            received += Int64(chunk.readableBytes)
+            return chunk
+        case .end, nil:
+            finished = true
+            return nil
+        case .head:
+            throw ServiceError.invalidRequest("a new request started inside a body")
+        }
+    }
+
+    /// Reads and drops what is left of the body, up to `limit` bytes; false if more was left.
+    func discard(limit: Int64) async throws -> Bool {
+        var dropped: Int64 = 0
+        while let chunk = try await next() {
+            dropped += Int64(chunk.readableBytes)
+            if dropped > limit { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import JobStore
+import NIOCore
+import NIOHTTP1
+
+/// A response before it is written: status, headers and a body held in memory or sent from a file.
+struct Response {
+    enum Body {
+        case empty
+        case bytes(ByteBuffer)
+        /// Sent with sendfile; `FileRegionCloser` closes the handle once written.
+        case file(FileRegion)
+    }
+
+    var status: HTTPResponseStatus
+    var headers: HTTPHeaders
+    var body: Body
+
+    init(status: HTTPResponseStatus, headers: HTTPHeaders = [:], body: Body = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Bytes the body will hold, for `Content-Length`.
+    var bodyLength: Int {
+        switch body {
+        case .empty: 0
+        case .bytes(let buffer): buffer.readableBytes
+        case .file(let region): region.readableBytes
+        }
+    }
+
+    /// A JSON body with the service's encoding (job records: RFC 3339 times, sorted keys).
+    static func json<T: Encodable>(
+        _ value: T, status: HTTPResponseStatus = .ok, encoder: JSONEncoder = JobJSON.encoder()
+    )
+        -> Response
+    {
+        do {
+            let data = try encoder.encode(value)
+            return Response(
+                status: status, headers: ["content-type": "application/json"],
+                body: .bytes(ByteBuffer(bytes: data + [UInt8(ascii: "\n")])))
+        } catch {
+            return Response.error(
+                ServiceError(.internalServerError, "internal_error", "encoding the response failed: \(error)"))
+        }
+    }
+
+    /// `{"error":{"code","message"}}` with the error's status and headers.
+    static func error(_ error: ServiceError) -> Response {
+        struct Envelope: Encodable {
+            struct Detail: Encodable {
+                let code: String
+                let message: String
+            }
+            let error: Detail
+        }
+        var response = json(Envelope(error: .init(code: error.code, message: error.message)), status: error.status)
+        for (name, value) in error.headers { response.headers.replaceOrAdd(name: name, value: value) }
+        return response
+    }
+
+    /// A plain-text or other in-memory body.
+    static func text(_ text: String, contentType: String = "text/plain; charset=utf-8") -> Response {
+        Response(status: .ok, headers: ["content-type": contentType], body: .bytes(ByteBuffer(string: text)))
+    }
+}

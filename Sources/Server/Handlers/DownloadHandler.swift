@@ -1,0 +1,97 @@
+import Foundation
+import JobStore
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+extension MediaService {
+    /// `GET /jobs/{id}/outputs/{name}` and `GET /jobs/{id}/output`: a listed output, sent with sendfile,
+    /// with `Range`, `ETag` (the SHA-256) and `If-None-Match`. Only outputs in the job record are served:
+    /// they were complete under their final name before the record listed them.
+    func download(_ request: Request, name: String?) async throws -> Response {
+        let record = try await job(request)
+        guard record.state == .succeeded else {
+            if name == nil {
+                throw ServiceError(
+                    .conflict, "not_ready",
+                    "job \(record.id) is \(record.state.rawValue); outputs exist once it succeeded")
+            }
+            throw ServiceError.notFound("job \(record.id) has no output \(name ?? "")")
+        }
+        guard let output = name.map({ wanted in record.outputs.first { $0.name == wanted } }) ?? record.outputs.first
+        else {
+            throw ServiceError.notFound("job \(record.id) has no output \(name ?? "")")
+        }
+        var headers: HTTPHeaders = [
+            "content-type": output.contentType,
+            "etag": "\"\(output.sha256)\"",
+            "accept-ranges": "bytes",
+            "content-disposition": "attachment; filename=\"\(downloadName(output.name, record))\"",
+        ]
+        if let match = request.head.headers.first(name: "if-none-match"),
+            match == "*"
+                || match.split(separator: ",").contains(where: {
+                    $0.trimmingCharacters(in: .whitespaces) == "\"\(output.sha256)\""
+                })
+        {
+            return Response(status: .notModified, headers: headers)
+        }
+        let range = try ByteRange(request.head.headers.first(name: "range"), size: output.size)
+        let path = store.outputPath(id: record.id, name: output.name)
+        if range?.isEmpty == true || output.size == 0 {
+            return Response(status: range == nil ? .ok : .partialContent, headers: headers)
+        }
+        let (start, end) = (range?.start ?? 0, range?.end ?? output.size)
+        let handle = try await threadPool.runIfActive { () -> NIOFileHandle in
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw ServiceError(
+                    .internalServerError, "io_error",
+                    "cannot open output \(output.name): \(String(cString: strerror(errno)))")
+            }
+            return NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
+        }
+        let region = FileRegion(fileHandle: handle, readerIndex: Int(start), endIndex: Int(end))
+        if range != nil { headers.add(name: "content-range", value: "bytes \(start)-\(end - 1)/\(output.size)") }
+        return Response(status: range == nil ? .ok : .partialContent, headers: headers, body: .file(region))
+    }
+
+    /// `talk.mkv` for the primary output of a job whose upload was `talk.mp4`; the output's own name otherwise.
+    private func downloadName(_ outputName: String, _ record: JobRecord) -> String {
+        let ext = URL(fileURLWithPath: outputName).pathExtension
+        guard outputName.hasPrefix("output."), let source = record.sourceName else { return outputName }
+        let stem = URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
+            .filter { $0.isLetter || $0.isNumber || "-_. ".contains($0) }
+        return stem.isEmpty ? outputName : "\(stem).\(ext)"
+    }
+}
+
+/// A single `Range: bytes=…` request resolved against a file size (end exclusive).
+struct ByteRange {
+    let start: Int64
+    let end: Int64
+    var isEmpty: Bool { start >= end }
+
+    /// nil when there is no usable range header (serve the whole file); throws 416 when it cannot be met.
+    init?(_ header: String?, size: Int64) throws {
+        guard let header, header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+        let spec = header.dropFirst("bytes=".count).split(
+            separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard spec.count == 2 else { return nil }
+        let unsatisfiable = ServiceError(
+            .rangeNotSatisfiable, "range_not_satisfiable", "the range \(header) is outside the \(size)-byte file",
+            headers: [("Content-Range", "bytes */\(size)")])
+        if spec[0].isEmpty {
+            guard let suffix = Int64(spec[1]), suffix > 0 else { throw unsatisfiable }
+            start = max(0, size - suffix)
+            end = size
+        } else {
+            guard let first = Int64(spec[0]) else { return nil }
+            guard first < size else { throw unsatisfiable }
+            let last = spec[1].isEmpty ? size - 1 : (Int64(spec[1]) ?? -1)
+            guard last >= first else { return nil }
+            start = first
+            end = min(last + 1, size)
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import JobStore
+import MediaCore
+import NIOCore
+import NIOHTTP1
+
+extension MediaService {
+    /// `POST /jobs/{kind}`: checks kind, size, capacity and options from the head alone (so a refused
+    /// upload is never read), receives the body, creates the job and queues it.
+    func createJob(_ request: Request) async throws -> Response {
+        let kindName = try request.parameter("kind")
+        guard let kind = JobKind(rawValue: kindName) else {
+            throw ServiceError.notFound(
+                "no job kind '\(kindName)'; kinds: \(JobKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if let length = request.contentLength, length > configuration.maxUpload {
+            throw ServiceError(
+                .payloadTooLarge, "payload_too_large",
+                "the body (\(length) bytes) is over the \(configuration.maxUpload)-byte upload limit")
+        }
+        try await checkCapacity()
+        let wait = try request.waitSeconds()
+        var values = request.query
+        values["wait"] = nil
+        let multipart = try MultipartBoundary(request.head.headers)
+        if multipart == nil { _ = try JobSpec.options(for: kind, values) }
+
+        var received: [String: UploadReceiver.Part] = [:]
+        if let boundary = multipart?.boundary {
+            let form = try await uploads.receiveMultipart(
+                request.body, boundary: boundary, fileParts: JobSpec.partNames(for: kind))
+            received = form.files
+            for (key, value) in form.fields {
+                guard values[key] == nil else {
+                    await discard(received)
+                    throw ServiceError(
+                        .badRequest, "invalid_option", "option \(key) is given both in the query and the form")
+                }
+                values[key] = value
+            }
+        } else {
+            let file = try await uploads.receiveRaw(request.body)
+            received[try await rawPartName(kind, file)] = UploadReceiver.Part(file: file, filename: nil)
+        }
+        do {
+            let options = try JobSpec.options(for: kind, values)
+            guard !received.isEmpty else {
+                throw ServiceError(
+                    .badRequest, "missing_input",
+                    "no input: send the file as the body or as part \(JobSpec.partNames(for: kind).map { "'\($0)'" }.joined(separator: " or "))"
+                )
+            }
+            try await checkCapacity()
+            let record = try await create(kind, options: options, received: received)
+            await jobs.enqueue(record)
+            return try await answer(record.id, wait: wait, created: true)
+        } catch {
+            await discard(received)
+            throw error
+        }
+    }
+
+    /// Raw bodies carry one input; for mux, its first bytes say whether it is the audio or the video.
+    private func rawPartName(_ kind: JobKind, _ file: UploadedFile) async throws -> String {
+        guard kind == .mux else { return "file" }
+        switch try await threadPool.runIfActive({ try InputSniffer.sniff(path: file.path) }) {
+        case .container(.adts): return "audio"
+        case .container(.h264), .container(.hevc): return "video"
+        default:
+            try? await threadPool.runIfActive { try? FileManager.removeFile(file.path) }
+            throw ServiceError(
+                .unsupportedMediaType, "unsupported_format",
+                "a raw mux body must be ADTS AAC or H.264/H.265 Annex-B; send both as multipart parts 'audio' and 'video'"
+            )
+        }
+    }
+
+    private func create(_ kind: JobKind, options: JSONValue, received: [String: UploadReceiver.Part]) async throws
+        -> JobRecord
+    {
+        var inputs: [String: UploadedFile] = [:]
+        for (part, upload) in received { inputs[JobSpec.inputName(forPart: part)] = upload.file }
+        let sourceName = received.values.compactMap(\.filename).first.map { URL(fileURLWithPath: $0).lastPathComponent }
+        let record = JobRecord(
+            id: JobStore.newID(), kind: kind, createdAt: Date(), options: options,
+            inputs: inputs.sorted { $0.key < $1.key }.map {
+                JobInput(name: $0.key, size: $0.value.size, sha256: $0.value.sha256)
+            },
+            sourceName: sourceName)
+        let files = inputs
+        try await threadPool.runIfActive { [store] in try store.create(record, inputs: files) }
+        return record
+    }
+
+    private func discard(_ received: [String: UploadReceiver.Part]) async {
+        for part in received.values {
+            let path = part.file.path
+            try? await threadPool.runIfActive { try? FileManager.removeFile(path) }
+        }
+    }
+
+    private func checkCapacity() async throws {
+        switch await jobs.capacity() {
+        case .available: return
+        case .full(let retryAfter):
+            throw ServiceError(
+                .tooManyRequests, "queue_full",
+                "the queue is full (\(configuration.maxQueued) jobs waiting); retry later",
+                headers: [("Retry-After", String(retryAfter))])
+        case .shuttingDown:
+            throw ServiceError(.serviceUnavailable, "shutting_down", "the server is shutting down")
+        }
+    }
+
+    /// 202 with `Location` (or 200 once ended, after `wait`), or 200 for `GET`.
+    private func answer(_ id: String, wait: Double?, created: Bool) async throws -> Response {
+        let record: JobRecord?
+        if let wait { record = await jobs.wait(for: id, seconds: wait) } else { record = await jobs.record(id) }
+        guard let record else { throw ServiceError.notFound("no job \(id)") }
+        var response = Response.json(record, status: created && !record.state.isTerminal ? .accepted : .ok)
+        if created { response.headers.add(name: "location", value: "/jobs/\(id)") }
+        return response
+    }
+
+    /// `GET /jobs/{id}`, with `wait` to long-poll until the job ends.
+    func showJob(_ request: Request) async throws -> Response {
+        let record = try await job(request)
+        return try await answer(record.id, wait: try request.waitSeconds(), created: false)
+    }
+
+    /// `GET /jobs?state=&kind=&limit=&cursor=`.
+    func listJobs(_ request: Request) async throws -> Response {
+        var query = JobQuery()
+        for (key, value) in request.query {
+            switch key {
+            case "state":
+                guard let state = JobState(rawValue: value) else {
+                    throw ServiceError(
+                        .badRequest, "invalid_option",
+                        "state must be one of: \(JobState.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                query.state = state
+            case "kind":
+                guard let kind = JobKind(rawValue: value) else {
+                    throw ServiceError(
+                        .badRequest, "invalid_option",
+                        "kind must be one of: \(JobKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                query.kind = kind
+            case "limit":
+                guard let limit = Int(value), (1...100).contains(limit) else {
+                    throw ServiceError(.badRequest, "invalid_option", "limit must be an integer from 1 to 100")
+                }
+                query.limit = limit
+            case "cursor":
+                query.cursor = value
+            default:
+                throw ServiceError(
+                    .badRequest, "invalid_option",
+                    "unknown parameter \(key); this route takes: state, kind, limit, cursor")
+            }
+        }
+        do {
+            return .json(try JobPage.page(await jobs.allRecords(), query))
+        } catch let error as StoreError {
+            throw ServiceError(.badRequest, error.code, error.message)
+        }
+    }
+
+    /// `DELETE /jobs/{id}`: cancels a queued or running job (200 with the job), deletes a finished one (204).
+    func deleteJob(_ request: Request) async throws -> Response {
+        let record = try await job(request)
+        guard let cancelled = try await jobs.cancelOrDelete(record.id) else { return Response(status: .noContent) }
+        return .json(cancelled)
+    }
+
+    /// `GET /jobs/{id}/log`: the job's log as text.
+    func showLog(_ request: Request) async throws -> Response {
+        let record = try await job(request)
+        let path = store.logPath(id: record.id)
+        let text = try await threadPool.runIfActive { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        return .text(text)
+    }
+}
+
+/// The boundary of a `multipart/form-data` request, or nil for a raw body.
+struct MultipartBoundary {
+    let boundary: String
+
+    init?(_ headers: HTTPHeaders) throws {
+        guard let type = headers.first(name: "content-type"), type.lowercased().hasPrefix("multipart/") else {
+            return nil
+        }
+        guard type.lowercased().hasPrefix("multipart/form-data") else {
+            throw ServiceError(.unsupportedMediaType, "invalid_request", "only multipart/form-data is accepted")
+        }
+        guard
+            let parameter = type.split(separator: ";").first(where: {
+                $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("boundary=")
+            })
+        else { throw ServiceError.invalidRequest("multipart/form-data without a boundary") }
+        var value = parameter.trimmingCharacters(in: .whitespaces).dropFirst("boundary=".count)
+        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = value.dropFirst().dropLast() }
+        guard !value.isEmpty, value.count <= 70 else { throw ServiceError.invalidRequest("bad multipart boundary") }
+        boundary = String(value)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+extension MediaService {
+    /// `GET /readyz`: ready while the store is reachable and the server is not shutting down.
+    func readiness() async throws -> Response {
+        guard await jobs.isAccepting else {
+            throw ServiceError(.serviceUnavailable, "shutting_down", "the server is shutting down")
+        }
+        let root = configuration.dataDirectory
+        let writable = try await threadPool.runIfActive { access(root, W_OK) == 0 }
+        guard writable else {
+            throw ServiceError(.serviceUnavailable, "not_ready", "the data directory \(root) is not writable")
+        }
+        return .json(["status": "ready"])
+    }
+
+    /// `GET /openapi.yaml`: the spec this server implements.
+    func openAPI() async throws -> Response {
+        let path = configuration.openAPIPath ?? OpenAPIDocument.defaultPath
+        guard let text = try await threadPool.runIfActive({ try? String(contentsOfFile: path, encoding: .utf8) }) else {
+            throw ServiceError.notFound("openapi.yaml is not installed at \(path)")
+        }
+        return .text(text, contentType: "application/yaml")
+    }
+}
+
+/// Where the spec lives when the server runs from the source tree: `openapi.yaml` at the repository root.
+enum OpenAPIDocument {
+    static let defaultPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("openapi.yaml").path
+}

@@ -1,0 +1,49 @@
+import Foundation
+import MediaCore
+import MediaJobs
+
+extension MediaService {
+    /// `POST /probe`: receives the file, probes it on the thread pool, answers with `MediaInfo`, and
+    /// removes the upload.
+    func probe(_ request: Request) async throws -> Response {
+        if let length = request.contentLength, length > configuration.maxUpload {
+            throw ServiceError(
+                .payloadTooLarge, "payload_too_large",
+                "the body is over the \(configuration.maxUpload)-byte upload limit")
+        }
+        let file: String
+        if let boundary = try MultipartBoundary(request.head.headers)?.boundary {
+            let form = try await uploads.receiveMultipart(request.body, boundary: boundary, fileParts: ["file"])
+            guard let part = form.files["file"] else {
+                throw ServiceError(
+                    .badRequest, "missing_input", "no input: send the file as the body or as part 'file'")
+            }
+            file = part.file.path
+            if let unknown = form.fields.keys.sorted().first {
+                try? await threadPool.runIfActive { try? FileManager.removeFile(file) }
+                throw ServiceError(.badRequest, "invalid_option", "probe takes no options (got '\(unknown)')")
+            }
+        } else {
+            guard request.query.isEmpty else {
+                throw ServiceError(
+                    .badRequest, "invalid_option", "probe takes no options (got '\(request.query.keys.sorted()[0])')")
+            }
+            file = try await uploads.receiveRaw(request.body).path
+        }
+        defer { Task { [threadPool] in try? await threadPool.runIfActive { try? FileManager.removeFile(file) } } }
+        let info = try await threadPool.runIfActive { try ProbeJob(input: file).run() }
+        var response = Response.json(info, encoder: MediaJSONEncoder.make())
+        response.status = .ok
+        return response
+    }
+}
+
+/// `MediaJSON`'s style (snake_case, sorted) as an encoder for responses.
+enum MediaJSONEncoder {
+    static func make() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import MediaCore
+import Synchronization
+
+/// The log file of one job (`job.log`): mediad's own lines about the job and libav's log lines
+/// emitted on the thread that runs it.
+///
+/// libav logs through one process-wide callback; the worker thread running a job registers the job's log
+/// as its thread-local destination, and `JobLog.install()` routes each line to the log of the thread
+/// that emitted it (lines from no job's thread go to stderr). Lines libav emits on its own helper threads
+/// (frame-threaded decoding) are not attributed to a job.
+final class JobLog: Sendable {
+    private let handle: Mutex<FileHandle?>
+
+    init(path: String) {
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+        }
+        let file = FileHandle(forWritingAtPath: path)
+        _ = try? file?.seekToEnd()
+        handle = Mutex(file)
+    }
+
+    func write(_ line: String) {
+        let stamped = "\(JobLogClock.now()) \(line)\n"
+        handle.withLock { $0?.write(Data(stamped.utf8)) }
+    }
+
+    func close() {
+        handle.withLock {
+            try? $0?.close()
+            $0 = nil
+        }
+    }
+
+    /// Runs `body` with this log as the destination of libav lines logged on the current thread.
+    func capturing<T>(_ body: () throws -> T) rethrows -> T {
+        let previous = pthread_getspecific(JobLog.threadKey)
+        pthread_setspecific(JobLog.threadKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(JobLog.threadKey, previous) }
+        return try body()
+    }
+
+    /// The log registered by the current thread, if any.
+    static var current: JobLog? {
+        pthread_getspecific(threadKey).map { Unmanaged<JobLog>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Routes libav's log lines (warnings and errors, or everything with `verbose`) to the job logs.
+    static func install(verbose: Bool) {
+        LibavLog.configure(level: verbose ? 40 : 24) { level, line in
+            if let log = JobLog.current {
+                log.write("libav: \(line)")
+            } else if level <= 16 {
+                FileHandle.standardError.write(Data("libav: \(line)\n".utf8))
+            }
+        }
+    }
+}
+
+/// RFC 3339 timestamps for log lines.
+enum JobLogClock {
+    static func now() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date())
+    }
+}

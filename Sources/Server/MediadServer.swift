@@ -1,0 +1,51 @@
+import Dispatch
+import Foundation
+import JobStore
+import NIOCore
+import NIOPosix
+
+/// Starts the whole service: store, job service, HTTP server, retention sweeps and signal handling.
+public enum MediadServer {
+    /// Runs until SIGTERM or SIGINT, then stops accepting connections, lets running jobs finish for the
+    /// grace period, requeues the rest, and exits 0. `listening` receives the bound port.
+    public static func run(_ configuration: ServerConfiguration, listening: @Sendable (Int) -> Void) async throws
+        -> Never
+    {
+        let store = try JobStore(root: configuration.dataDirectory)
+        let threadPool = NIOThreadPool.singleton
+        JobLog.install(verbose: ProcessInfo.processInfo.environment["MEDIAD_LOG"] == "verbose")
+        let jobs = JobService(
+            store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued)
+        try await jobs.start()
+        let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
+        let server = try await HTTPServer(
+            host: configuration.host, port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
+            responder: service)
+        listening(server.localPort)
+
+        let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler {
+                Task {
+                    await server.stopAccepting()
+                    await jobs.drain(grace: configuration.shutdownGrace)
+                    exit(0)
+                }
+            }
+            source.resume()
+            return source
+        }
+        let sweeper = Task {
+            while !Task.isCancelled {
+                await jobs.sweep(retention: configuration.retention)
+                try? await Task.sleep(for: .seconds(min(60, max(1, configuration.retention / 10))))
+            }
+        }
+        await server.run()
+        sweeper.cancel()
+        withExtendedLifetime(signals) {}
+        await jobs.drain(grace: configuration.shutdownGrace)
+        exit(0)
+    }
+}

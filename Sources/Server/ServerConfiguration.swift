@@ -1,0 +1,23 @@
+import Foundation
+
+/// Everything `mediad serve` can be told, with the defaults of DESIGN.md.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 picks a free port (tests); the bound port is reported by `HTTPServer.localPort`.
+    public var port = 8080
+    public var dataDirectory = "./data"
+    /// Jobs that run at once.
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Queued (not yet running) jobs accepted before new ones get 429.
+    public var maxQueued = 64
+    /// Largest request body, in bytes.
+    public var maxUpload: Int64 = 4 << 30
+    /// How long finished jobs and their files are kept.
+    public var retention: TimeInterval = 24 * 3600
+    /// How long a shutdown waits for running jobs before requeueing them.
+    public var shutdownGrace: TimeInterval = 30
+    /// Where `GET /openapi.yaml` reads the spec from.
+    public var openAPIPath: String? = nil
+
+    public init() {}
+}

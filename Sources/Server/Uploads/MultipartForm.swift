@@ -1,0 +1,147 @@
+import Foundation
+import JobStore
+import MultipartKit
+import NIOCore
+import NIOPosix
+
+/// A `multipart/form-data` body parsed as it streams in (vapor/multipart-kit's parser): file parts go
+/// to upload files block by block, small text fields are kept as option values.
+final class MultipartForm {
+    static let maxFields = 32
+    static let maxFieldBytes = 8 * 1024
+
+    private enum Event {
+        case header(String, String)
+        case body(ByteBuffer)
+        case partComplete
+    }
+
+    private let parser: MultipartParser
+    private let fileParts: [String]
+    private let store: JobStore
+    private let threadPool: NIOThreadPool
+    private var events: [Event] = []
+    private var headers: [String: String] = [:]
+    private var currentFile: (name: String, filename: String?, writer: BlockWriter)?
+    private var currentField: ByteBuffer?
+    private var files: [String: UploadReceiver.Part] = [:]
+    private var fields: [String: String] = [:]
+    private var sawEnd = false
+
+    init(boundary: String, fileParts: [String], store: JobStore, threadPool: NIOThreadPool) {
+        parser = MultipartParser(boundary: boundary)
+        self.fileParts = fileParts
+        self.store = store
+        self.threadPool = threadPool
+        parser.onHeader = { [unowned self] name, value in events.append(.header(name, value)) }
+        parser.onBody = { [unowned self] buffer in events.append(.body(buffer)) }
+        parser.onPartComplete = { [unowned self] in events.append(.partComplete) }
+    }
+
+    func consume(_ chunk: ByteBuffer) async throws {
+        do {
+            try parser.execute(chunk)
+        } catch {
+            throw ServiceError.invalidRequest("the multipart body is malformed: \(error)")
+        }
+        let batch = events
+        events.removeAll(keepingCapacity: true)
+        for event in batch { try await handle(event) }
+    }
+
+    func finish() async throws -> (files: [String: UploadReceiver.Part], fields: [String: String]) {
+        guard currentFile == nil, currentField == nil, sawEnd || !files.isEmpty || !fields.isEmpty else {
+            throw ServiceError.invalidRequest("the multipart body ends inside a part")
+        }
+        return (files, fields)
+    }
+
+    func discard() async {
+        await currentFile?.writer.discard()
+        currentFile = nil
+        for part in files.values {
+            let path = part.file.path
+            try? await threadPool.runIfActive { try? FileManager.removeFile(path) }
+        }
+        files.removeAll()
+    }
+
+    private func handle(_ event: Event) async throws {
+        switch event {
+        case .header(let name, let value):
+            headers[name.lowercased()] = value
+        case .body(let buffer):
+            try await startPartIfNeeded()
+            if let file = currentFile {
+                try await file.writer.append(buffer)
+            } else {
+                var buffer = buffer
+                currentField?.writeBuffer(&buffer)
+                if (currentField?.readableBytes ?? 0) > Self.maxFieldBytes {
+                    throw ServiceError.invalidRequest("a form field is over \(Self.maxFieldBytes) bytes")
+                }
+            }
+        case .partComplete:
+            try await startPartIfNeeded()
+            try await completePart()
+            sawEnd = true
+        }
+    }
+
+    /// Decides, at a part's first body bytes, whether it is a file or a field.
+    private func startPartIfNeeded() async throws {
+        guard currentFile == nil, currentField == nil else { return }
+        let disposition = ContentDisposition(headers["content-disposition"] ?? "")
+        guard let name = disposition.name else {
+            throw ServiceError.invalidRequest("a multipart part has no Content-Disposition name")
+        }
+        if fileParts.contains(name) {
+            guard files[name] == nil else { throw ServiceError.invalidRequest("part '\(name)' is sent twice") }
+            currentFile = (name, disposition.filename, try await BlockWriter(store: store, threadPool: threadPool))
+        } else if disposition.filename != nil {
+            throw ServiceError(
+                .badRequest, "unexpected_part",
+                "file part '\(name)' is not taken here; send the input as \(fileParts.map { "'\($0)'" }.joined(separator: " or "))"
+            )
+        } else {
+            guard fields[name] == nil else { throw ServiceError.invalidRequest("field '\(name)' is sent twice") }
+            guard fields.count < Self.maxFields else { throw ServiceError.invalidRequest("too many form fields") }
+            currentField = ByteBufferAllocator().buffer(capacity: 64)
+            fields[name] = ""
+        }
+    }
+
+    private func completePart() async throws {
+        if let file = currentFile {
+            currentFile = nil
+            files[file.name] = UploadReceiver.Part(file: try await file.writer.finish(), filename: file.filename)
+        } else if var field = currentField, let name = ContentDisposition(headers["content-disposition"] ?? "").name {
+            currentField = nil
+            guard let value = field.readString(length: field.readableBytes) else {
+                throw ServiceError.invalidRequest("field '\(name)' is not UTF-8 text")
+            }
+            fields[name] = value
+        }
+        headers.removeAll()
+    }
+}
+
+/// The `name` and `filename` of a `Content-Disposition: form-data; name="…"; filename="…"` header.
+struct ContentDisposition {
+    var name: String?
+    var filename: String?
+
+    init(_ header: String) {
+        for parameter in header.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { continue }
+            let key = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
+            var value = pair[1].trimmingCharacters(in: .whitespaces)
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
+                value = String(value.dropFirst().dropLast())
+            }
+            if key == "name" { name = value }
+            if key == "filename" { filename = value }
+        }
+    }
+}

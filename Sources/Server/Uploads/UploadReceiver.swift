@@ -1,0 +1,71 @@
+import Foundation
+import JobStore
+import MultipartKit
+import NIOCore
+import NIOPosix
+
+/// Streams request bodies into the store's upload files.
+///
+/// Bytes are gathered into 1 MiB blocks and written (and hashed) on the blocking-I/O thread pool while
+/// the connection waits, so the socket is read only as fast as the disk takes the data and memory stays
+/// at about one block per upload, whatever the file size.
+struct UploadReceiver {
+    let store: JobStore
+    let threadPool: NIOThreadPool
+    let maxUpload: Int64
+    static let blockSize = 1 << 20
+
+    /// A file received from a multipart part, with the name the client gave it.
+    struct Part {
+        var file: UploadedFile
+        var filename: String?
+    }
+
+    /// The whole body as one file. An empty body is `missing_input`.
+    func receiveRaw(_ body: RequestBody) async throws -> UploadedFile {
+        let writer = try await BlockWriter(store: store, threadPool: threadPool)
+        do {
+            while let chunk = try await body.next() {
+                try checkSize(body.received)
+                try await writer.append(chunk)
+            }
+            let file = try await writer.finish()
+            guard file.size > 0 else {
+                try? await threadPool.runIfActive { try? FileManager.removeFile(file.path) }
+                throw ServiceError(.badRequest, "missing_input", "the request has no body: send the input file")
+            }
+            return file
+        } catch {
+            await writer.discard()
+            throw error
+        }
+    }
+
+    /// A `multipart/form-data` body: parts named in `fileParts` become files, other parts become fields.
+    func receiveMultipart(_ body: RequestBody, boundary: String, fileParts: [String]) async throws
+        -> (files: [String: Part], fields: [String: String])
+    {
+        let form = MultipartForm(boundary: boundary, fileParts: fileParts, store: store, threadPool: threadPool)
+        do {
+            while let chunk = try await body.next() {
+                try checkSize(body.received)
+                try await form.consume(chunk)
+            }
+            return try await form.finish()
+        } catch {
+            await form.discard()
+            throw error
+        }
+    }
+
+    private func checkSize(_ received: Int64) throws {
+        guard received <= maxUpload else {
+            throw ServiceError(
+                .payloadTooLarge, "payload_too_large", "the body is over the \(maxUpload)-byte upload limit")
+        }
+    }
+}
+
+extension FileManager {
+    static func removeFile(_ path: String) throws { try FileManager.default.removeItem(atPath: path) }
+}

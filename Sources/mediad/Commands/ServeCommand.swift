@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Server
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP job service.",
+        discussion: """
+            Every option can also be set through the environment: MEDIAD_HOST, MEDIAD_PORT, MEDIAD_DATA_DIR, \
+            MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_SHUTDOWN_GRACE, \
+            MEDIAD_OPENAPI. A flag wins over the environment. SIGTERM or SIGINT stops accepting connections, \
+            lets running jobs finish for the grace period, puts the rest back in the queue and exits 0.
+
+            Example: mediad serve --port 8080 --data-dir /var/lib/mediad --workers 2
+            """)
+
+    @Option(help: "Address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port to listen on; 0 picks a free one (default 8080).")
+    var port: Int?
+
+    @Option(help: "Directory holding jobs, inputs and outputs (default ./data).")
+    var dataDir: String?
+
+    @Option(help: "Jobs run at once (default: the number of cores).")
+    var workers: Int?
+
+    @Option(help: "Jobs that may wait in the queue before new ones get 429 (default 64).")
+    var maxQueued: Int?
+
+    @Option(help: "Largest request body: bytes, or with K, M, G (default 4G).")
+    var maxUpload: String?
+
+    @Option(help: "How long finished jobs are kept: seconds, or with s, m, h, d (default 24h).")
+    var retention: String?
+
+    @Option(help: "How long a shutdown waits for running jobs: seconds, or with s, m, h (default 30s).")
+    var shutdownGrace: String?
+
+    @Option(help: "The OpenAPI document served at /openapi.yaml (default: the one in the source tree).")
+    var openapi: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        func value(_ flag: String?, _ name: String) -> String? { flag ?? environment["MEDIAD_" + name] }
+        var configuration = ServerConfiguration()
+        if let host = value(host, "HOST") { configuration.host = host }
+        if let port = try value(port.map(String.init), "PORT").map({ try Self.integer($0, "port", 0...65535) }) {
+            configuration.port = port
+        }
+        if let directory = value(dataDir, "DATA_DIR") { configuration.dataDirectory = directory }
+        if let workers = try value(workers.map(String.init), "WORKERS").map({ try Self.integer($0, "workers", 1...256) }
+        ) {
+            configuration.workers = workers
+        }
+        if let queued = try value(maxQueued.map(String.init), "MAX_QUEUED").map({
+            try Self.integer($0, "max-queued", 0...100_000)
+        }) {
+            configuration.maxQueued = queued
+        }
+        if let size = try value(maxUpload, "MAX_UPLOAD").map({ try Self.bytes($0) }) { configuration.maxUpload = size }
+        if let time = try value(retention, "RETENTION").map({ try Self.seconds($0, "retention") }) {
+            configuration.retention = time
+        }
+        if let time = try value(shutdownGrace, "SHUTDOWN_GRACE").map({ try Self.seconds($0, "shutdown-grace") }) {
+            configuration.shutdownGrace = time
+        }
+        configuration.openAPIPath = value(openapi, "OPENAPI")
+        let host = configuration.host
+        try await MediadServer.run(configuration) { port in
+            FileHandle.standardOutput.write(Data("mediad: listening on http://\(host):\(port)\n".utf8))
+        }
+    }
+
+    static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw ValidationError(
+                "--\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    static func bytes(_ text: String) throws -> Int64 {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        let upper = text.uppercased()
+        let scale = upper.last.flatMap { units[$0] } ?? 1
+        guard let number = Int64(scale == 1 ? upper : String(upper.dropLast())), number > 0 else {
+            throw ValidationError("--max-upload must be a size such as 4294967296 or 4G, not '\(text)'")
+        }
+        return number * scale
+    }
+
+    static func seconds(_ text: String, _ name: String) throws -> TimeInterval {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        let scale = text.last.flatMap { units[$0] } ?? 1
+        guard let number = Double(scale == 1 && text.last?.isNumber == true ? text : String(text.dropLast())),
+            number.isFinite, number >= 0
+        else { throw ValidationError("--\(name) must be a duration such as 3600, 90s, 30m or 24h, not '\(text)'") }
+        return number * scale
+    }
+}

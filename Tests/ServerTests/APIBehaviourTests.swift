@@ -1,0 +1,164 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The HTTP contract around jobs: long-poll, listing, cancel, downloads, and every refusal.
+@Suite(.serialized) struct APIBehaviourTests {
+    /// A PCM file long enough (about 10 minutes of stereo) that encoding it takes a few seconds.
+    static func longPCM(_ scratch: Scratch) throws -> String {
+        let path = scratch.file("long.pcm")
+        try Command.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=44100", "-ac", "2", "-f",
+                "s16le", path,
+            ])
+        return path
+    }
+
+    @Test func longPollWaitsForTheEnd() throws {
+        let server = try ServerProcess()
+        let created = try Curl.run(server.url("/jobs/remux"), ["-T", try Fixtures.h264AacMP4()])
+        let id = try #require(created.json["id"] as? String)
+        let polled = try Curl.run(server.url("/jobs/\(id)?wait=30"))
+        #expect(polled.json["state"] as? String == "succeeded")
+        let started = Date()
+        let instant = try Curl.run(server.url("/jobs/\(id)?wait=30"))
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(instant.json["state"] as? String == "succeeded")
+        #expect(try Curl.run(server.url("/jobs/\(id)?wait=abc")).errorCode == "invalid_option")
+    }
+
+    @Test func listsNewestFirstWithCursorPaging() throws {
+        let server = try ServerProcess()
+        var ids: [String] = []
+        for _ in 0..<5 {
+            let reply = try Curl.run(server.url("/jobs/demux?wait=30"), ["-T", try Fixtures.h264AacMP4()])
+            ids.append(try #require(reply.json["id"] as? String))
+        }
+        var seen: [String] = []
+        var cursor: String? = nil
+        repeat {
+            let page = try Curl.run(server.url("/jobs?limit=2" + (cursor.map { "&cursor=\($0)" } ?? "")))
+            #expect(page.status == 200)
+            seen += (page.json["jobs"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            cursor = page.json["next_cursor"] as? String
+        } while cursor != nil
+        #expect(seen == ids.reversed())
+        let filtered = try Curl.run(server.url("/jobs?state=failed"))
+        #expect((filtered.json["jobs"] as? [Any])?.isEmpty == true)
+        #expect(try Curl.run(server.url("/jobs?state=done")).errorCode == "invalid_option")
+        #expect(try Curl.run(server.url("/jobs?cursor=garbage")).status == 400)
+    }
+
+    @Test func cancelsARunningJobWithinASecond() throws {
+        let scratch = try Scratch("cancel")
+        let server = try ServerProcess()
+        let created = try Curl.run(server.url("/jobs/encode?format=m4a"), ["-T", try Self.longPCM(scratch)])
+        let id = try #require(created.json["id"] as? String)
+        var state = ""
+        for _ in 0..<100 where state != "running" {
+            usleep(50_000)
+            state = try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String ?? ""
+        }
+        #expect(state == "running")
+        let started = Date()
+        let cancelled = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"])
+        #expect(Date().timeIntervalSince(started) < 1.5)
+        #expect(cancelled.status == 200)
+        #expect(cancelled.json["state"] as? String == "cancelled")
+        let listing = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs/\(id)/outputs")
+        #expect(listing.isEmpty)
+        let deleted = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"])
+        #expect(deleted.status == 204)
+        #expect(try Curl.run(server.url("/jobs/\(id)")).status == 404)
+        #expect(!FileManager.default.fileExists(atPath: server.dataDirectory + "/jobs/\(id)"))
+    }
+
+    @Test func servesRangesAndConditionalRequests() throws {
+        let server = try ServerProcess()
+        let job = try Curl.run(server.url("/jobs/remux?wait=30"), ["-T", try Fixtures.h264AacMP4()]).json
+        let id = try #require(job["id"] as? String)
+        let whole = try Curl.run(server.url("/jobs/\(id)/output"))
+        #expect(whole.headers["accept-ranges"] == "bytes")
+        let size = whole.body.count
+        let part = try Curl.run(server.url("/jobs/\(id)/output"), ["-H", "Range: bytes=100-199"])
+        #expect(part.status == 206)
+        #expect(part.headers["content-range"] == "bytes 100-199/\(size)")
+        #expect(part.body == whole.body[100..<200])
+        let tail = try Curl.run(server.url("/jobs/\(id)/output"), ["-H", "Range: bytes=-10"])
+        #expect(tail.body == whole.body.suffix(10))
+        let beyond = try Curl.run(server.url("/jobs/\(id)/output"), ["-H", "Range: bytes=\(size + 5)-"])
+        #expect(beyond.status == 416)
+        #expect(beyond.headers["content-range"] == "bytes */\(size)")
+        let etag = try #require(whole.headers["etag"])
+        #expect(try Curl.run(server.url("/jobs/\(id)/output"), ["-H", "If-None-Match: \(etag)"]).status == 304)
+        let head = try Curl.run(server.url("/jobs/\(id)/output"), ["-I"])
+        #expect(head.status == 200)
+        #expect(head.headers["content-length"] == String(size))
+        #expect(try Curl.run(server.url("/jobs/\(id)/outputs/..%2Fjob.json")).status == 404)
+        #expect(try Curl.run(server.url("/jobs/\(id)/outputs/output.mkv")).status == 404)
+    }
+
+    @Test func refusesWithStableCodes() throws {
+        let server = try ServerProcess()
+        let input = try Fixtures.h264AacMP4()
+        let unknownKind = try Curl.run(server.url("/jobs/transcode"), ["-T", input])
+        #expect(unknownKind.status == 404)
+        #expect(unknownKind.errorCode == "not_found")
+        let method = try Curl.run(server.url("/healthz"), ["-X", "POST"])
+        #expect(method.status == 405)
+        #expect(method.errorCode == "method_not_allowed")
+        #expect(method.headers["allow"] == "GET")
+        let patch = try Curl.run(server.url("/jobs/remux"), ["-X", "PATCH"])
+        #expect(
+            patch.headers["allow"].map { Set($0.components(separatedBy: ", ")) } == ["POST", "PUT", "GET", "DELETE"])
+        let badOption = try Curl.run(server.url("/jobs/remux?format=avi"), ["-T", input])
+        #expect(badOption.status == 400)
+        #expect(badOption.errorCode == "invalid_option")
+        #expect(badOption.json.description.contains("mp4, mov, m4a, mkv, ts, flv, asf"))
+        let unknownOption = try Curl.run(server.url("/jobs/remux?speed=2"), ["-T", input])
+        #expect(unknownOption.errorCode == "invalid_option")
+        let wrongPart = try Curl.run(server.url("/jobs/remux"), ["-F", "video=@\(input)"])
+        #expect(wrongPart.status == 400)
+        #expect(wrongPart.errorCode == "unexpected_part")
+        let noInput = try Curl.run(server.url("/jobs/remux"), ["-F", "format=mkv"])
+        #expect(noInput.errorCode == "missing_input")
+        let empty = try Curl.run(server.url("/jobs/remux"), ["-X", "POST"])
+        #expect(empty.errorCode == "missing_input")
+        #expect(try Curl.run(server.url("/jobs/AAAAAAAAAAAAAAAAAAAAAA")).status == 404)
+        #expect(try Curl.run(server.url("/jobs/..%2F..%2Fetc")).status == 404)
+        #expect(try Curl.run(server.url("/nothing")).errorCode == "not_found")
+        #expect(try Curl.run(server.url("/healthz")).json["status"] as? String == "ok")
+        #expect(try Curl.run(server.url("/readyz")).json["status"] as? String == "ready")
+        #expect(try Curl.run(server.url("/openapi.yaml")).text.hasPrefix("openapi: 3.1"))
+        let jobs = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs")
+        #expect(jobs.isEmpty, "refused requests created \(jobs)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads").isEmpty)
+    }
+
+    @Test func refusesOversizeBodiesBeforeReadingThem() throws {
+        let server = try ServerProcess(["--max-upload", "1M"])
+        let scratch = try Scratch("big")
+        let big = scratch.file("big.bin")
+        try Command.run("truncate", ["-s", "5M", big])
+        let declared = try Curl.run(server.url("/jobs/remux"), ["-T", big])
+        #expect(declared.status == 413)
+        #expect(declared.errorCode == "payload_too_large")
+        let chunked = try Curl.run(server.url("/jobs/remux"), ["-T", big, "-H", "Transfer-Encoding: chunked"])
+        #expect(chunked.status == 413)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads").isEmpty)
+    }
+
+    @Test func answers429WhenTheQueueIsFull() throws {
+        let scratch = try Scratch("queue")
+        let server = try ServerProcess(["--workers", "1", "--max-queued", "1"])
+        let long = try Self.longPCM(scratch)
+        #expect(try Curl.run(server.url("/jobs/encode"), ["-T", long]).status == 202)
+        #expect(try Curl.run(server.url("/jobs/encode"), ["-T", long]).status == 202)
+        let refused = try Curl.run(server.url("/jobs/encode"), ["-T", long])
+        #expect(refused.status == 429)
+        #expect(refused.errorCode == "queue_full")
+        #expect(refused.headers["retry-after"] != nil)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Memory under a multi-GB upload, and what survives a crash and a clean shutdown.
+@Suite(.serialized) struct ResilienceTests {
+    @Test func multiGigabyteUploadKeepsMemoryFlat() throws {
+        let scratch = try Scratch("big")
+        let big = scratch.file("big.bin")
+        try Command.run("truncate", ["-s", "2G", big])
+        let server = try ServerProcess()
+        _ = try Curl.run(server.url("/healthz"))
+        let before = server.memoryKiB("VmRSS")
+        let reply = try Curl.run(server.url("/jobs/remux"), ["-T", big])
+        #expect(reply.status == 202)
+        let peak = server.memoryKiB("VmHWM")
+        #expect(peak - before < 64 * 1024, "RSS grew from \(before) KiB to a peak of \(peak) KiB")
+        let inputs = reply.json["inputs"] as? [[String: Any]]
+        #expect(inputs?.first?["size"] as? Int == 2 << 30)
+        let id = try #require(reply.json["id"] as? String)
+        let done = try Curl.run(server.url("/jobs/\(id)?wait=60")).json
+        #expect(done["state"] as? String == "failed")
+        #expect((done["error"] as? [String: Any])?["code"] as? String == "unsupported_format")
+    }
+
+    @Test func everyAcceptedJobSurvivesAKill() throws {
+        let scratch = try Scratch("kill")
+        let long = scratch.file("long.pcm")
+        try Command.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=900:sample_rate=44100", "-ac", "2", "-f",
+                "s16le", long,
+            ])
+        let server = try ServerProcess(["--workers", "1"])
+        let running = try #require(try Curl.run(server.url("/jobs/encode"), ["-T", long]).json["id"] as? String)
+        var queued: [String] = []
+        for _ in 0..<3 {
+            queued.append(
+                try #require(
+                    try Curl.run(server.url("/jobs/remux?format=mkv"), ["-T", try Fixtures.h264AacMP4()]).json["id"]
+                        as? String))
+        }
+        for _ in 0..<100 where try Curl.run(server.url("/jobs/\(running)")).json["state"] as? String != "running" {
+            usleep(50_000)
+        }
+        // An upload still arriving when the server dies.
+        let slow = Process()
+        slow.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        slow.arguments = [
+            "curl", "-sS", "-o", "/dev/null", "--limit-rate", "200K", "-T", long, server.url("/jobs/encode"),
+        ]
+        slow.standardError = FileHandle.nullDevice
+        try slow.run()
+        usleep(700_000)
+        #expect(try Curl.run(server.url("/jobs/\(running)")).json["state"] as? String == "running")
+        server.stop(SIGKILL)
+        slow.waitUntilExit()
+
+        try server.launch()
+        for id in [running] + queued {
+            let job = try Curl.run(server.url("/jobs/\(id)?wait=120")).json
+            #expect(job["state"] as? String == "succeeded", "\(id): \(job)")
+            let output = try Curl.run(server.url("/jobs/\(id)/output"))
+            let file = scratch.file("\(id).out")
+            try output.body.write(to: URL(fileURLWithPath: file))
+            #expect(try Oracle.streams(file).isEmpty == false)
+        }
+        let attempts = try Curl.run(server.url("/jobs/\(running)")).json["attempts"] as? Int
+        #expect(attempts == 2, "the interrupted run and the retry")
+        let all = try Curl.run(server.url("/jobs?limit=100")).json["jobs"] as? [[String: Any]] ?? []
+        #expect(all.count == 4, "the cut-off upload must not become a job")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads").isEmpty)
+        for id in [running] + queued {
+            let outputs = try FileManager.default.contentsOfDirectory(
+                atPath: server.dataDirectory + "/jobs/\(id)/outputs")
+            #expect(outputs.allSatisfy { !$0.hasPrefix(".") }, "partial files left: \(outputs)")
+        }
+    }
+
+    @Test func shutsDownCleanlyAndRequeuesWhatDidNotFinish() throws {
+        let scratch = try Scratch("term")
+        let long = scratch.file("long.pcm")
+        try Command.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=44100", "-ac", "2", "-f",
+                "s16le", long,
+            ])
+        let server = try ServerProcess(["--workers", "1", "--shutdown-grace", "0.5"])
+        let id = try #require(try Curl.run(server.url("/jobs/encode"), ["-T", long]).json["id"] as? String)
+        for _ in 0..<100 where try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String != "running" {
+            usleep(50_000)
+        }
+        #expect(server.stop(SIGTERM) == 0)
+        let record =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: server.dataDirectory + "/jobs/\(id)/job.json")))
+            as? [String: Any]
+        #expect(record?["state"] as? String == "queued")
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import TestSupport
+
+/// A real `mediad serve` on an ephemeral port with its own data directory, for tests that talk to it
+/// with curl. Stopped (SIGKILL) when released if still running.
+final class ServerProcess: @unchecked Sendable {
+    // Mutated only by the test that owns it, from one task.
+    let dataDirectory: String
+    let extraArguments: [String]
+    private(set) var process: Process
+    private(set) var port = 0
+    private let ownsDirectory: Bool
+
+    static var binary: String {
+        if let configured = ProcessInfo.processInfo.environment["MEDIAD_BIN"] { return configured }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/mediad").path
+    }
+
+    /// Starts a server; `dataDirectory` nil makes a fresh temporary one (removed at release).
+    init(dataDirectory: String? = nil, _ arguments: [String] = []) throws {
+        if let dataDirectory {
+            self.dataDirectory = dataDirectory
+            ownsDirectory = false
+        } else {
+            self.dataDirectory =
+                FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "mediad-server-\(UUID().uuidString.prefix(8))"
+                ).path
+            ownsDirectory = true
+        }
+        extraArguments = arguments
+        process = Process()
+        try launch()
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    func url(_ path: String) -> String { baseURL + path }
+
+    /// Starts (again) on the same data directory, on a new port.
+    func launch() throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory] + extraArguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        var line = Data()
+        let reader = output.fileHandleForReading
+        while !line.contains(UInt8(ascii: "\n")) {
+            let byte = reader.readData(ofLength: 1)
+            guard !byte.isEmpty else { throw StartFailure(message: "mediad serve exited before listening") }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let portText = text.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines),
+            let port = Int(portText)
+        else { throw StartFailure(message: "mediad serve printed no port: \(text)") }
+        self.port = port
+    }
+
+    /// Sends `signal` and waits for the process to end; returns its exit status.
+    @discardableResult
+    func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// The server's resident memory in KiB (`VmRSS`) or its peak (`VmHWM`).
+    func memoryKiB(_ field: String = "VmRSS") -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    struct StartFailure: Error {
+        var message: String
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        if ownsDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
+    }
+}
