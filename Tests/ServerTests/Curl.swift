@@ -7,6 +7,8 @@ struct Curl {
         var status: Int
         var headers: [String: String]
         var body: Data
+        /// Every header block received, informational responses (100 Continue) included.
+        var rawHeaders: String
         var text: String { String(decoding: body, as: UTF8.self) }
 
         /// The body as a JSON object.
@@ -40,6 +42,6 @@ struct Curl {
         }
         return Reply(
             status: Int(output.text) ?? 0, headers: headers,
-            body: (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))) ?? Data())
+            body: (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))) ?? Data(), rawHeaders: rawHeaders)
     }
 }

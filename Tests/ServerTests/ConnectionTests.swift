@@ -1,0 +1,87 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// HTTP/1.1 connection behaviour: keep-alive, pipelining, 100-continue, chunked bodies, retention.
+@Suite(.serialized) struct ConnectionTests {
+    /// Sends `requests` in one write on one TCP connection and returns everything the server answers
+    /// until it closes (the last request should say `Connection: close`).
+    func rawExchange(port: Int, _ requests: String) throws -> String {
+        let script = """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", \(port)), timeout=10)
+            s.sendall(sys.stdin.buffer.read())
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk: break
+                data += chunk
+            sys.stdout.buffer.write(data)
+            """
+        let scratch = try Scratch("raw")
+        let input = try scratch.write("request.txt", Array(requests.utf8))
+        return try Command.run("sh", ["-c", "python3 -c '\(script)' < \(input)"]).text
+    }
+
+    @Test func answersPipelinedRequestsInOrderOnOneConnection() throws {
+        let server = try ServerProcess()
+        let answer = try rawExchange(
+            port: server.port,
+            "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nothing HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        let statuses = answer.components(separatedBy: .newlines)
+            .filter { $0.hasPrefix("HTTP/1.1 ") }
+        #expect(statuses == ["HTTP/1.1 200 OK", "HTTP/1.1 404 Not Found", "HTTP/1.1 200 OK"])
+        #expect(answer.contains("{\"status\":\"ok\"}"))
+        #expect(answer.hasSuffix("{\"status\":\"ready\"}\n"))
+    }
+
+    @Test func answersMalformedRequestsWith400() throws {
+        let server = try ServerProcess()
+        let answer = try rawExchange(port: server.port, "GARBAGE\r\n\r\n")
+        #expect(answer.hasPrefix("HTTP/1.1 400"))
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
+    }
+
+    @Test func reusesKeepAliveConnections() throws {
+        let server = try ServerProcess()
+        let output = try Command.run(
+            "curl", ["-sS", "-v", "-o", "/dev/null", server.url("/healthz"), "-o", "/dev/null", server.url("/readyz")])
+        #expect(output.stderr.contains("Re-using existing connection"))
+    }
+
+    @Test func answers100ContinueBeforeTheBody() throws {
+        let server = try ServerProcess()
+        let scratch = try Scratch("continue")
+        let pcm = scratch.file("tone.pcm")
+        try Command.run("truncate", ["-s", "2M", pcm])
+        let reply = try Curl.run(
+            server.url("/jobs/encode?wait=30"), ["-T", pcm, "-H", "Expect: 100-continue", "--expect100-timeout", "10"])
+        #expect(reply.rawHeaders.hasPrefix("HTTP/1.1 100 Continue"))
+        #expect(reply.status == 200)
+        #expect(reply.json["state"] as? String == "succeeded")
+    }
+
+    @Test func acceptsChunkedUploads() throws {
+        let server = try ServerProcess()
+        let input = try Fixtures.h264AacMP4()
+        let reply = try Curl.run(server.url("/jobs/remux?wait=30"), ["-T", input, "-H", "Transfer-Encoding: chunked"])
+        #expect(reply.json["state"] as? String == "succeeded")
+        let inputs = reply.json["inputs"] as? [[String: Any]]
+        let size = try FileManager.default.attributesOfItem(atPath: input)[.size] as? Int
+        #expect(inputs?.first?["size"] as? Int == size)
+    }
+
+    @Test func deletesFinishedJobsAfterTheRetention() throws {
+        let server = try ServerProcess(["--retention", "1s"])
+        let job = try Curl.run(server.url("/jobs/demux?wait=30"), ["-T", try Fixtures.h264AacMP4()]).json
+        let id = try #require(job["id"] as? String)
+        var gone = false
+        for _ in 0..<50 where !gone {
+            usleep(100_000)
+            gone = try Curl.run(server.url("/jobs/\(id)")).status == 404
+        }
+        #expect(gone)
+        #expect(!FileManager.default.fileExists(atPath: server.dataDirectory + "/jobs/\(id)"))
+    }
+}
