@@ -6,11 +6,9 @@ APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev l
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps build release test run clean format
+.PHONY: deps test-deps build release test run clean format
 
-## Installs the Debian packages that are missing (libav headers, the ffmpeg/ffprobe test oracle, …) and the
-## Python packages the OpenAPI spec test (Tests/ServerTests/openapi_check.py) uses; where pip refuses to touch an
-## "externally managed" Python (Debian's own), they are installed for the user instead.
+## Installs the Debian packages that are missing (libav headers, the ffmpeg/ffprobe test oracle, …).
 deps:
 	@missing=""; for package in $(APT_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
@@ -19,10 +17,14 @@ deps:
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+## Installs the Python packages the OpenAPI spec test (Tests/ServerTests/openapi_check.py) uses; where pip
+## refuses to touch an "externally managed" Python (Debian's own), they are installed for the user instead.
+test-deps: deps
 	@python3 -c 'import openapi_spec_validator, jsonschema, yaml' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
-		pip install --quiet $(PYTHON_PACKAGES) || \
-			pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \
+		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
+			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \
 	}
 
 build: deps
@@ -32,7 +34,7 @@ release: deps
 	$(SWIFT) build -c release
 
 ## Builds everything and runs the whole test suite (unit, engine, CLI, real-world media).
-test: deps
+test: test-deps
 	$(SWIFT) build
 	MEDIAD_BIN="$$($(SWIFT) build --show-bin-path)/mediad" $(SWIFT) test
 
