@@ -56,7 +56,10 @@ struct Connection {
         to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws {
         var headers = response.headers
-        headers.replaceOrAdd(name: "content-length", value: String(response.bodyLength))
+        // 204 and 304 carry no body and no length of one (a 304 describes the full representation).
+        if response.status != .noContent && response.status != .notModified {
+            headers.replaceOrAdd(name: "content-length", value: String(response.bodyLength))
+        }
         if !keepOpen { headers.replaceOrAdd(name: "connection", value: "close") }
         try await outbound.write(
             .head(HTTPResponseHead(version: request.version, status: response.status, headers: headers)))
