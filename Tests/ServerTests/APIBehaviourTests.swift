@@ -159,6 +159,14 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads").isEmpty)
     }
 
+    @Test func takesSettingsFromTheEnvironment() throws {
+        let server = try ServerProcess(environment: ["MEDIAD_MAX_UPLOAD": "1K"])
+        let refused = try Curl.run(server.url("/jobs/remux"), ["-T", try Fixtures.h264AacMP4()])
+        #expect(refused.status == 413)
+        let flagWins = try ServerProcess(["--max-upload", "1G"], environment: ["MEDIAD_MAX_UPLOAD": "1K"])
+        #expect(try Curl.run(flagWins.url("/jobs/remux"), ["-T", try Fixtures.h264AacMP4()]).status == 202)
+    }
+
     @Test func answers429WhenTheQueueIsFull() throws {
         let scratch = try Scratch("queue")
         let server = try ServerProcess(["--workers", "1", "--max-queued", "1"])

@@ -23,6 +23,26 @@ import Testing
         #expect((done["error"] as? [String: Any])?["code"] as? String == "unsupported_format")
     }
 
+    @Test func multiGigabyteDownloadKeepsMemoryFlat() throws {
+        let scratch = try Scratch("download")
+        let pcm = scratch.file("big.pcm")
+        try Command.run("truncate", ["-s", "1G", pcm])
+        let server = try ServerProcess()
+        let job = try Curl.run(
+            server.url("/jobs/encode?format=wav&sample_rate=48000&wait=120"), ["-T", pcm]
+        ).json
+        #expect(job["state"] as? String == "succeeded")
+        let id = try #require(job["id"] as? String)
+        try FileManager.default.removeItem(atPath: pcm)
+        let before = server.memoryKiB("VmRSS")
+        let peakBefore = server.memoryKiB("VmHWM")
+        let download = try Command.run(
+            "curl", ["-sS", "-o", "/dev/null", "-w", "%{size_download}", server.url("/jobs/\(id)/output")])
+        #expect(Int(download.text) ?? 0 > 1 << 30)
+        let peak = server.memoryKiB("VmHWM")
+        #expect(peak - max(before, peakBefore) < 64 * 1024, "RSS \(before) KiB before, peak \(peak) KiB after")
+    }
+
     @Test func everyAcceptedJobSurvivesAKill() throws {
         let scratch = try Scratch("kill")
         let long = scratch.file("long.pcm")

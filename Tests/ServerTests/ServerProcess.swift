@@ -7,6 +7,7 @@ final class ServerProcess: @unchecked Sendable {
     // Mutated only by the test that owns it, from one task.
     let dataDirectory: String
     let extraArguments: [String]
+    let environment: [String: String]
     private(set) var process: Process
     private(set) var port = 0
     private let ownsDirectory: Bool
@@ -18,7 +19,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts a server; `dataDirectory` nil makes a fresh temporary one (removed at release).
-    init(dataDirectory: String? = nil, _ arguments: [String] = []) throws {
+    init(dataDirectory: String? = nil, _ arguments: [String] = [], environment: [String: String] = [:]) throws {
         if let dataDirectory {
             self.dataDirectory = dataDirectory
             ownsDirectory = false
@@ -30,6 +31,7 @@ final class ServerProcess: @unchecked Sendable {
             ownsDirectory = true
         }
         extraArguments = arguments
+        self.environment = environment
         process = Process()
         try launch()
     }
@@ -43,6 +45,7 @@ final class ServerProcess: @unchecked Sendable {
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory] + extraArguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError

@@ -174,11 +174,17 @@ extension MediaService {
         return .json(cancelled)
     }
 
-    /// `GET /jobs/{id}/log`: the job's log as text.
+    /// `GET /jobs/{id}/log`: the job's log as text (its last MiB if it is longer).
     func showLog(_ request: Request) async throws -> Response {
         let record = try await job(request)
         let path = store.logPath(id: record.id)
-        let text = try await threadPool.runIfActive { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        let text = try await threadPool.runIfActive { () -> String in
+            guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+            defer { try? handle.close() }
+            let size = (try? handle.seekToEnd()) ?? 0
+            try? handle.seek(toOffset: size > 1 << 20 ? size - (1 << 20) : 0)
+            return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+        }
         return .text(text)
     }
 }
