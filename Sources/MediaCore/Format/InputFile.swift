@@ -13,6 +13,7 @@ public final class InputFile {
     public let size: Int64
     public let context: UnsafeMutablePointer<AVFormatContext>
     private var io: UnsafeMutablePointer<AVIOContext>?
+    private let policy: InputPolicy
 
     /// Sniffs `path` and opens it if it is one of `accepted`, else throws `unsupported_format`.
     public convenience init(path: String, accepting accepted: [InputContainer], policy: InputPolicy = .init()) throws {
@@ -63,6 +64,22 @@ public final class InputFile {
         context = contextPointer!
         self.context = context
         self.io = io
+        self.policy = policy
+        try checkDimensions()
+    }
+
+    /// Refuses video whose declared size is over the policy's bound, before any decoder allocates a
+    /// frame of it (a tiny file can declare 60000x60000).
+    private func checkDimensions() throws {
+        for stream in streams where stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+            let (width, height) = (stream.pointee.codecpar.pointee.width, stream.pointee.codecpar.pointee.height)
+            if width > policy.maxDimension || height > policy.maxDimension {
+                throw MediaError(
+                    .invalidInput,
+                    "track \(stream.pointee.index) declares \(width)x\(height) video, over the \(policy.maxDimension)-pixel limit"
+                )
+            }
+        }
     }
 
     deinit {
@@ -99,6 +116,7 @@ public final class InputFile {
     /// Reads stream parameters that the header alone does not give.
     public func findStreamInfo() throws {
         try LibavError.check(avformat_find_stream_info(context, nil), "cannot read stream parameters")
+        try checkDimensions()
     }
 
     public var streamCount: Int { Int(context.pointee.nb_streams) }

@@ -11,6 +11,9 @@ import MediaCore
 /// Damaged packets — typically a last ADTS frame cut short — are skipped and reported in a warning, as a
 /// player would; a file in which no packet decodes fails with `invalid_input`.
 public struct DecodeJob: Sendable {
+    /// The formats decode reads: ADTS, and the MP4 family (its first audio track).
+    public static let acceptedInputs: [InputContainer] = [.adts, .mp4]
+
     /// What to write.
     public struct Options: Sendable, Codable, Equatable {
         /// `wav`: PCM with a RIFF/WAVE header; `pcm`: headerless samples.
@@ -60,7 +63,7 @@ public struct DecodeJob: Sendable {
 
     public func run(_ context: JobContext) throws -> DecodeResult {
         try options.validate()
-        let file = try InputFile(path: input, accepting: [.adts, .mp4])
+        let file = try InputFile(path: input, accepting: Self.acceptedInputs)
         try file.findStreamInfo()
         let stream = try audioStream(of: file)
         let decoder = try Decoder(stream: stream)

@@ -8,6 +8,11 @@ import MediaCore
 /// at the `fps` option (see `AnnexBVideoSource`). Packets are written in decoding-time order across the
 /// tracks, so the muxer never has to buffer one track while waiting for the other.
 public struct MuxJob: Sendable {
+    /// What the audio input may be.
+    public static let acceptedAudio: [InputContainer] = [.adts]
+    /// What the video input may be.
+    public static let acceptedVideo: [InputContainer] = [.h264, .hevc]
+
     /// The options of a mux job.
     public struct Options: Sendable, Codable, Equatable {
         /// The container to write.
@@ -54,11 +59,11 @@ public struct MuxJob: Sendable {
         }
         let frameRate = try exactFrameRate()
         if let audio {
-            _ = try InputFile.classify(path: audio, accepting: [.adts])
+            _ = try InputFile.classify(path: audio, accepting: Self.acceptedAudio)
             try Self.check(format, carries: AV_CODEC_ID_AAC)
         }
         let videoInput = try video.map {
-            (path: $0, codec: try InputFile.classify(path: $0, accepting: [.h264, .hevc]))
+            (path: $0, codec: try InputFile.classify(path: $0, accepting: Self.acceptedVideo))
         }
         if let videoInput {
             try Self.check(format, carries: videoInput.codec == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264)

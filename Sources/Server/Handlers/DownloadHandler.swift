@@ -43,7 +43,7 @@ extension MediaService {
         }
         let (start, end) = (range?.start ?? 0, range?.end ?? output.size)
         let handle = try await threadPool.runIfActive { () -> NIOFileHandle in
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor >= 0 else {
                 throw ServiceError(
                     .internalServerError, "io_error",

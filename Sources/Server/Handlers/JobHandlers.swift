@@ -50,6 +50,10 @@ extension MediaService {
                     "no input: send the file as the body or as part \(JobSpec.partNames(for: kind).map { "'\($0)'" }.joined(separator: " or "))"
                 )
             }
+            for (part, upload) in received {
+                let path = upload.file.path
+                try await threadPool.runIfActive { try InputScreen.check(path, part: part, kind: kind) }
+            }
             try await checkCapacity()
             let record = try await create(kind, options: options, received: received)
             await jobs.enqueue(record)

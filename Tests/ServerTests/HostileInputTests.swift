@@ -1,0 +1,103 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Files made to attack the service: each is refused or fails with a clear code, nothing leaks, and the
+/// server carries on.
+@Suite(.serialized) struct HostileInputTests {
+    let server: ServerProcess
+    let scratch: Scratch
+
+    init() throws {
+        server = try ServerProcess()
+        scratch = try Scratch("hostile")
+    }
+
+    /// Jobs and uploads in the data directory: refused requests must leave neither.
+    func storeListing() throws -> (jobs: [String], uploads: [String]) {
+        (
+            try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs"),
+            try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads")
+        )
+    }
+
+    @Test func playlistPointingAtAnotherJobsInputIsRefused() throws {
+        let victim = try Curl.run(server.url("/jobs/remux?wait=30"), ["-T", try Fixtures.h264AacMP4()]).json
+        let victimID = try #require(victim["id"] as? String)
+        let secret = server.dataDirectory + "/jobs/\(victimID)/inputs/input"
+        #expect(FileManager.default.fileExists(atPath: secret))
+        let playlist = try scratch.write(
+            "talk.mp4", Array("#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile://\(secret)\n#EXT-X-ENDLIST\n".utf8)
+        )
+        for kind in ["remux", "demux", "decode"] {
+            let reply = try Curl.run(server.url("/jobs/\(kind)"), ["-T", playlist])
+            #expect(reply.status == 415, "\(kind): \(reply.text)")
+            #expect(reply.errorCode == "unsupported_format")
+            #expect(reply.text.contains("HLS playlist"))
+        }
+        let probe = try Curl.run(server.url("/probe"), ["-T", playlist])
+        #expect(probe.status == 415)
+        #expect(try storeListing().jobs == [victimID])
+        #expect(try storeListing().uploads.isEmpty)
+    }
+
+    @Test func concatListsTextAndRandomBytesAreRefused() throws {
+        let concat = try scratch.write("list.mp4", Array("ffconcat version 1.0\nfile '/etc/passwd'\n".utf8))
+        var generator = SeededBytes(seed: 11)
+        let random = try scratch.write("noise.mp4", generator.next(count: 100_000))
+        for file in [concat, random] {
+            let reply = try Curl.run(server.url("/jobs/remux"), ["-T", file])
+            #expect(reply.status == 415)
+            #expect(reply.errorCode == "unsupported_format")
+        }
+        let wavToDecode = try Curl.run(server.url("/jobs/decode"), ["-T", try Fixtures.wav()])
+        #expect(wavToDecode.status == 415)
+        #expect(wavToDecode.text.contains("WAV"))
+        let mp4ToEncode = try Curl.run(server.url("/jobs/encode"), ["-T", try Fixtures.h264AacMP4()])
+        #expect(mp4ToEncode.status == 415)
+        let wrongMuxPart = try Curl.run(server.url("/jobs/mux"), ["-F", "audio=@\(try Fixtures.wav())"])
+        #expect(wrongMuxPart.status == 415)
+        #expect(try storeListing().jobs.isEmpty)
+        #expect(try storeListing().uploads.isEmpty)
+    }
+
+    @Test func hundredsOfStreamsFailCleanly() throws {
+        let many = scratch.file("many.mkv")
+        try Command.run(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "sine=duration=0.2"] + (0..<100).flatMap { _ in ["-map", "0:a"] }
+                + ["-c:a", "pcm_s16le", many])
+        let job = try Curl.run(server.url("/jobs/remux?wait=30"), ["-T", many]).json
+        #expect(job["state"] as? String == "failed")
+        #expect((job["error"] as? [String: Any])?["code"] as? String == "invalid_input")
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
+    }
+
+    @Test func hugeDeclaredDimensionsAreRefusedBeforeDecoding() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Fixtures.h264AacMP4())))
+        let table = try #require(
+            bytes.indices.first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == Array("stsd".utf8) })
+        let entry = try #require(
+            (table..<bytes.count).first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == Array("avc1".utf8) })
+        // VisualSampleEntry: 24 bytes after the type, then 16-bit width and height.
+        bytes.replaceSubrange((entry + 28)..<(entry + 32), with: [0xEA, 0x60, 0xEA, 0x60])
+        let huge = try scratch.write("huge.mp4", bytes)
+        let probe = try Curl.run(server.url("/probe"), ["-T", huge])
+        #expect(probe.status == 422)
+        #expect(probe.errorCode == "invalid_input")
+        #expect(probe.text.contains("60000x60000"))
+        let job = try Curl.run(server.url("/jobs/remux?wait=30"), ["-T", huge]).json
+        #expect((job["error"] as? [String: Any])?["code"] as? String == "invalid_input")
+    }
+
+    @Test func unexpectedCodecsFailWithTheirCode() throws {
+        let mp3 = scratch.file("mp3.mp4")
+        try Command.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "libmp3lame", mp3])
+        let decode = try Curl.run(server.url("/jobs/decode?wait=30"), ["-T", mp3]).json
+        #expect((decode["error"] as? [String: Any])?["code"] as? String == "unsupported_codec")
+        let videoOnly = scratch.file("video.mp4")
+        try Command.run("ffmpeg", ["-v", "error", "-i", try Fixtures.h264AacMP4(), "-an", "-c", "copy", videoOnly])
+        let noAudio = try Curl.run(server.url("/jobs/decode?wait=30"), ["-T", videoOnly]).json
+        #expect((noAudio["error"] as? [String: Any])?["code"] as? String == "missing_stream")
+    }
+}
