@@ -12,6 +12,7 @@ import Synchronization
 public enum JobWorker {
     /// Runs the job and exits: 0 when a final message was written (success or failure), 1 otherwise.
     public static func run(dataDirectory: String, id: String, limits: WorkerLimits) -> Never {
+        closeInheritedSockets()
         let message: WorkerMessage
         do {
             try limits.apply()
@@ -37,6 +38,17 @@ public enum JobWorker {
         let context = JobContext(reportProgress: { progress.report($0) })
         let outcome = try JobExecutor(store: store).run(record, context: context)
         return WorkerMessage.Success(warnings: outcome.warnings, result: outcome.result)
+    }
+
+    /// Closes the server's sockets (client connections, the listener) that the spawn let through, so a
+    /// connection the server closes is closed for its client at once, not when this worker exits. A
+    /// worker has no sockets of its own.
+    private static func closeInheritedSockets() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in names.compactMap(Int32.init) {
+            var info = stat()
+            if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK { close(fd) }
+        }
     }
 
     /// The error as the server should record it: a failure for want of memory (libav's ENOMEM text, or no
