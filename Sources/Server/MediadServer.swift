@@ -15,7 +15,8 @@ public enum MediadServer {
         let threadPool = NIOThreadPool.singleton
         JobLog.install(verbose: ProcessInfo.processInfo.environment["MEDIAD_LOG"] == "verbose")
         let jobs = JobService(
-            store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued)
+            store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
+            isolation: configuration.isolation)
         try await jobs.start()
         let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
         let server = try await HTTPServer(

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var shutdownGrace: TimeInterval = 30
     /// Where `GET /openapi.yaml` reads the spec from.
     public var openAPIPath: String? = nil
+    /// Whether jobs run in worker processes, and their limits there.
+    public var isolation = IsolationSettings()
 
     public init() {}
 }

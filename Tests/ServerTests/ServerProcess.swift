@@ -36,6 +36,9 @@ final class ServerProcess: @unchecked Sendable {
         try launch()
     }
 
+    /// The server's process id, e.g. to find its job workers (`pgrep -P`).
+    var pid: Int32 { process.processIdentifier }
+
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     func url(_ path: String) -> String { baseURL + path }

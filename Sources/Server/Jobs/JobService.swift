@@ -9,8 +9,9 @@ import NIOPosix
 ///
 /// The store's directory is the truth; this actor keeps the index in memory, rebuilt from the store at
 /// start (with interrupted runs requeued or, after three attempts, failed). Records are saved on every
-/// state change through the blocking-I/O thread pool. Jobs run on Dispatch worker threads, at most
-/// `workers` at a time; progress and cancellation pass through a `RunningJob` without a hop to the actor.
+/// state change through the blocking-I/O thread pool. Jobs run at most `workers` at a time, each in a
+/// supervised worker process (or, with isolation `none`, on a Dispatch worker thread); progress and
+/// cancellation pass through a `RunningJob` without a hop to the actor.
 actor JobService {
     enum Capacity {
         case available
@@ -22,6 +23,7 @@ actor JobService {
     private let threadPool: NIOThreadPool
     private let workers: Int
     private let maxQueued: Int
+    private let isolation: IsolationSettings
     private var records: [String: JobRecord] = [:]
     private var queue: [String] = []
     private var running: [String: RunningJob] = [:]
@@ -29,8 +31,9 @@ actor JobService {
     private var accepting = true
     private let workQueue = DispatchQueue(label: "mediad.jobs", qos: .userInitiated, attributes: .concurrent)
 
-    init(store: JobStore, threadPool: NIOThreadPool, workers: Int, maxQueued: Int) {
+    init(store: JobStore, threadPool: NIOThreadPool, workers: Int, maxQueued: Int, isolation: IsolationSettings) {
         self.store = store
+        self.isolation = isolation
         self.threadPool = threadPool
         self.workers = max(1, workers)
         self.maxQueued = maxQueued
@@ -145,15 +148,15 @@ actor JobService {
     }
 
     private func launch(_ record: JobRecord, _ run: RunningJob) {
-        let executor = JobExecutor(store: store)
-        let log = JobLog(path: store.logPath(id: record.id))
+        let store = store
+        let isolation = isolation
         workQueue.async {
-            log.write("attempt \(record.attempts): \(record.kind.rawValue) started")
-            let context = JobContext(
-                reportProgress: { run.progress = $0 }, isCancelled: { run.stopReason != .none })
-            let outcome: Result<JobExecutor.Outcome, Error> = log.capturing {
-                Result { try executor.run(record, context: context) }
-            }
+            let outcome =
+                switch isolation.mode {
+                case .process: WorkerSupervisor(store: store, settings: isolation).run(record, run)
+                case .none: Self.runInProcess(record, run, store: store)
+                }
+            let log = JobLog(path: store.logPath(id: record.id))
             switch outcome {
             case .success(let done):
                 for warning in done.warnings { log.write("warning: \(warning)") }
@@ -164,6 +167,17 @@ actor JobService {
             log.close()
             Task { await self.completed(record.id, outcome, stop: run.stopReason) }
         }
+    }
+
+    /// Runs the job on the calling thread, with libav's lines from this thread in the job's log.
+    private static func runInProcess(_ record: JobRecord, _ run: RunningJob, store: JobStore) -> Result<
+        JobExecutor.Outcome, Error
+    > {
+        let log = JobLog(path: store.logPath(id: record.id))
+        defer { log.close() }
+        log.write("attempt \(record.attempts): \(record.kind.rawValue) started")
+        let context = JobContext(reportProgress: { run.progress = $0 }, isCancelled: { run.stopReason != .none })
+        return log.capturing { Result { try JobExecutor(store: store).run(record, context: context) } }
     }
 
     private func completed(_ id: String, _ outcome: Result<JobExecutor.Outcome, Error>, stop: RunningJob.StopReason)

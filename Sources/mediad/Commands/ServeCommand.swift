@@ -9,7 +9,14 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every option can also be set through the environment: MEDIAD_HOST, MEDIAD_PORT, MEDIAD_DATA_DIR, \
             MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_SHUTDOWN_GRACE, \
-            MEDIAD_OPENAPI. A flag wins over the environment. SIGTERM or SIGINT stops accepting connections, \
+            MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
+            MEDIAD_JOB_TIMEOUT_CEILING. A flag wins over the environment.
+
+            Each job runs in its own `mediad worker` process, limited in address space (--job-memory), output \
+            file size (--max-output), CPU time and open files, and killed when it runs past its timeout: the \
+            floor plus the input's size read as 128 kbit/s audio, at most the ceiling. A worker that crashes, \
+            hangs or runs out of memory fails its job (worker_crashed, timeout, out_of_memory) and nothing \
+            else. --isolation none runs jobs in the server process instead, for trusted input. SIGTERM or SIGINT stops accepting connections, \
             lets running jobs finish for the grace period, puts the rest back in the queue and exits 0.
 
             Example: mediad serve --port 8080 --data-dir /var/lib/mediad --workers 2
@@ -42,6 +49,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The OpenAPI document served at /openapi.yaml (default: the one in the source tree).")
     var openapi: String?
 
+    @Option(help: "process: each job in a worker process (default); none: jobs in the server process.")
+    var isolation: String?
+
+    @Option(help: "Address space a job's worker may map: bytes, or with K, M, G (default 2G).")
+    var jobMemory: String?
+
+    @Option(help: "Largest file a job may write: bytes, or with K, M, G (default 16G).")
+    var maxOutput: String?
+
+    @Option(help: "Shortest time a job may run before it is killed: seconds, or with s, m, h (default 60s).")
+    var jobTimeoutFloor: String?
+
+    @Option(help: "Longest time a job may run before it is killed: seconds, or with s, m, h (default 6h).")
+    var jobTimeoutCeiling: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func value(_ flag: String?, _ name: String) -> String? { flag ?? environment["MEDIAD_" + name] }
@@ -60,7 +82,10 @@ struct ServeCommand: AsyncParsableCommand {
         }) {
             configuration.maxQueued = queued
         }
-        if let size = try value(maxUpload, "MAX_UPLOAD").map({ try Self.bytes($0) }) { configuration.maxUpload = size }
+        if let size = try value(maxUpload, "MAX_UPLOAD").map({ try Self.bytes($0, "max-upload") }) {
+            configuration.maxUpload = size
+        }
+        try isolationSettings(&configuration.isolation, value)
         if let time = try value(retention, "RETENTION").map({ try Self.seconds($0, "retention") }) {
             configuration.retention = time
         }
@@ -74,6 +99,33 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    private func isolationSettings(_ settings: inout IsolationSettings, _ value: (String?, String) -> String?) throws {
+        if let mode = value(isolation, "ISOLATION") {
+            guard let parsed = IsolationSettings.Mode(rawValue: mode) else {
+                throw ValidationError("--isolation must be process or none, not '\(mode)'")
+            }
+            settings.mode = parsed
+        }
+        if let size = try value(jobMemory, "JOB_MEMORY").map({ try Self.bytes($0, "job-memory") }) {
+            settings.jobMemory = size
+        }
+        if let size = try value(maxOutput, "MAX_OUTPUT").map({ try Self.bytes($0, "max-output") }) {
+            settings.maxOutput = size
+        }
+        if let time = try value(jobTimeoutFloor, "JOB_TIMEOUT_FLOOR").map({ try Self.seconds($0, "job-timeout-floor") })
+        {
+            settings.timeoutFloor = time
+        }
+        if let time = try value(jobTimeoutCeiling, "JOB_TIMEOUT_CEILING").map({
+            try Self.seconds($0, "job-timeout-ceiling")
+        }) {
+            settings.timeoutCeiling = time
+        }
+        guard settings.timeoutFloor <= settings.timeoutCeiling else {
+            throw ValidationError("--job-timeout-floor must not be longer than --job-timeout-ceiling")
+        }
+    }
+
     static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int {
         guard let value = Int(text), range.contains(value) else {
             throw ValidationError(
@@ -82,12 +134,12 @@ struct ServeCommand: AsyncParsableCommand {
         return value
     }
 
-    static func bytes(_ text: String) throws -> Int64 {
+    static func bytes(_ text: String, _ name: String) throws -> Int64 {
         let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
         let upper = text.uppercased()
         let scale = upper.last.flatMap { units[$0] } ?? 1
         guard let number = Int64(scale == 1 ? upper : String(upper.dropLast())), number > 0 else {
-            throw ValidationError("--max-upload must be a size such as 4294967296 or 4G, not '\(text)'")
+            throw ValidationError("--\(name) must be a size such as 4294967296 or 4G, not '\(text)'")
         }
         return number * scale
     }

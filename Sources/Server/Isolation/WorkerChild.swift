@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+
+/// One `mediad worker` process: started from this server's own executable with stdout and stderr on pipes.
+///
+/// Shared between the supervising thread and its watchdog, which may only call `kill()`.
+final class WorkerChild: @unchecked Sendable {
+    // `process` is configured and started by the supervising thread before the watchdog exists; after
+    // that only `processIdentifier`, which Foundation sets once at launch, is read from other threads.
+    private let process = Process()
+    private let stdout = Pipe()
+    private let stderr = Pipe()
+    private let tail = Mutex(Data())
+    private let stderrDone = DispatchSemaphore(value: 0)
+
+    /// How much of the worker's stderr is kept for the job's log.
+    static let stderrTailBytes = 4096
+
+    /// How a worker ended.
+    enum End: CustomStringConvertible {
+        case exit(Int32)
+        case signal(Int32)
+
+        var description: String {
+            switch self {
+            case .exit(let status): "exited with status \(status)"
+            case .signal(let number): "was killed by \(SignalName.of(number))"
+            }
+        }
+    }
+
+    init(dataDirectory: String, id: String, limits: WorkerLimits) {
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = [
+            "worker", id, "--data-dir", dataDirectory, "--job-memory", String(limits.memory), "--max-output",
+            String(limits.maxOutput), "--cpu-time", String(limits.cpuSeconds),
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        // A crash should end the worker at once, not after a symbolicated backtrace.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdout
+        process.standardError = stderr
+    }
+
+    /// This server's executable, by absolute path.
+    private static let executable: String = {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }()
+
+    var pid: Int32 { process.processIdentifier }
+
+    func start() throws {
+        try process.run()
+        try? stdout.fileHandleForWriting.close()
+        try? stderr.fileHandleForWriting.close()
+        DispatchQueue.global().async { [self] in
+            let reader = stderr.fileHandleForReading
+            while case let chunk = reader.availableData, !chunk.isEmpty {
+                tail.withLock { kept in
+                    kept.append(chunk)
+                    if kept.count > Self.stderrTailBytes { kept.removeFirst(kept.count - Self.stderrTailBytes) }
+                }
+            }
+            stderrDone.signal()
+        }
+    }
+
+    func kill() { _ = Foundation.kill(pid, SIGKILL) }
+
+    /// Reads the worker's stdout to its end, passing each message line to `body`.
+    func readMessages(_ body: (WorkerMessage) -> Void) {
+        let reader = stdout.fileHandleForReading
+        var pending = Data()
+        while case let chunk = reader.availableData, !chunk.isEmpty {
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                if let message = WorkerMessage.parse(pending[pending.startIndex..<newline]) { body(message) }
+                pending.removeSubrange(pending.startIndex...newline)
+            }
+        }
+    }
+
+    /// Waits for the worker to exit and for its stderr to be read to the end.
+    func wait() -> End {
+        process.waitUntilExit()
+        stderrDone.wait()
+        let status = process.terminationStatus
+        return process.terminationReason == .uncaughtSignal ? .signal(status) : .exit(status)
+    }
+
+    /// The last lines the worker wrote on stderr.
+    func stderrTail() -> String {
+        String(decoding: tail.withLock { $0 }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Signal names as people look them up (`SIGSEGV`), for messages.
+enum SignalName {
+    static func of(_ number: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGSEGV: "SIGSEGV", SIGKILL: "SIGKILL", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGILL: "SIGILL",
+            SIGFPE: "SIGFPE", SIGTRAP: "SIGTRAP", SIGTERM: "SIGTERM", SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ",
+            SIGPIPE: "SIGPIPE", SIGINT: "SIGINT", SIGSYS: "SIGSYS",
+        ]
+        return names[number] ?? "signal \(number)"
+    }
+}

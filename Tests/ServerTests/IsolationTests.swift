@@ -1,0 +1,93 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Process isolation: a worker that crashes, is killed, runs out of memory or past its timeout fails
+/// its own job with its own code, while a job on the other worker and the server carry on.
+@Suite(.serialized) struct IsolationTests {
+    @Test func workerKilledBySIGSEGVFailsOnlyItsJob() throws {
+        try killWorker(SIGSEGV, named: "SIGSEGV")
+    }
+
+    @Test func workerKilledBySIGKILLFailsOnlyItsJob() throws {
+        try killWorker(SIGKILL, named: "SIGKILL")
+    }
+
+    @Test func jobOverItsTimeoutFailsAsTimeout() throws {
+        let scratch = try Scratch("timeout")
+        let server = try ServerProcess(["--job-timeout-floor", "1s", "--job-timeout-ceiling", "1s"])
+        let started = Date()
+        let job = try Curl.run(server.url("/jobs/encode?format=m4a&wait=30"), ["-T", try Self.noisePCM(scratch, 600)])
+        #expect(job.json["state"] as? String == "failed")
+        #expect((job.json["error"] as? [String: Any])?["code"] as? String == "timeout", "\(job.text)")
+        #expect(Date().timeIntervalSince(started) < 15)
+        let id = try #require(job.json["id"] as? String)
+        let log = try Curl.run(server.url("/jobs/\(id)/log")).text
+        #expect(log.contains("SIGKILL"), "the log says how the worker ended: \(log)")
+        let outputs = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs/\(id)/outputs")
+        #expect(outputs.isEmpty, "no partial output: \(outputs)")
+    }
+
+    @Test func cancelKillsTheWorkerWithinASecond() throws {
+        let scratch = try Scratch("cancel")
+        let server = try ServerProcess()
+        let id = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 600)])
+        let worker = try #require(try Self.worker(of: server, job: id))
+        let started = Date()
+        let cancelled = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"])
+        #expect(Date().timeIntervalSince(started) < 1.5)
+        #expect(cancelled.json["state"] as? String == "cancelled")
+        #expect(kill(worker, 0) != 0, "the worker is gone")
+        let outputs = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs/\(id)/outputs")
+        #expect(outputs.isEmpty, "no partial output: \(outputs)")
+    }
+
+    // MARK: Helpers
+
+    /// Kills the worker of one running job with `signal` while another job runs on the second worker.
+    private func killWorker(_ signal: Int32, named name: String) throws {
+        let scratch = try Scratch("kill-worker")
+        let server = try ServerProcess(["--workers", "2"])
+        let victim = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 600)])
+        let other = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 60, name: "other.pcm")])
+        let worker = try #require(try Self.worker(of: server, job: victim))
+        #expect(kill(worker, signal) == 0)
+        let failed = try Curl.run(server.url("/jobs/\(victim)?wait=30")).json
+        #expect(failed["state"] as? String == "failed")
+        let error = failed["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "worker_crashed")
+        #expect((error?["message"] as? String)?.contains(name) == true, "\(error ?? [:])")
+        let succeeded = try Curl.run(server.url("/jobs/\(other)?wait=60")).json
+        #expect(succeeded["state"] as? String == "succeeded", "\(succeeded)")
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
+    }
+
+    /// Seconds of stereo 44.1 kHz noise as raw s16le PCM.
+    static func noisePCM(_ scratch: Scratch, _ seconds: Int, name: String = "noise.pcm") throws -> String {
+        let path = scratch.file(name)
+        try Command.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=\(seconds):sample_rate=44100", "-ac", "2",
+                "-f", "s16le", path,
+            ])
+        return path
+    }
+
+    /// Submits an encode and waits until it runs with some progress; returns its id.
+    static func startRunning(_ server: ServerProcess, _ upload: [String]) throws -> String {
+        let id = try #require(try Curl.run(server.url("/jobs/encode?format=m4a"), upload).json["id"] as? String)
+        for _ in 0..<200 {
+            let job = try Curl.run(server.url("/jobs/\(id)")).json
+            if job["state"] as? String != "queued", job["progress"] as? Double ?? 0 > 0 { break }
+            usleep(50_000)
+        }
+        return id
+    }
+
+    /// The pid of the worker process running job `id`: the server's child with the id in its arguments.
+    static func worker(of server: ServerProcess, job id: String) throws -> Int32? {
+        let found = try Command.run("pgrep", ["-P", String(server.pid), "-f", id], allowFailure: true)
+        return found.text.split(separator: "\n").first.flatMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
+    }
+}
