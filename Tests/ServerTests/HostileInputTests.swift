@@ -70,6 +70,7 @@ import Testing
         let job = try Curl.run(server.url("/jobs/remux?wait=30"), ["-T", many]).json
         #expect(job["state"] as? String == "failed")
         #expect((job["error"] as? [String: Any])?["code"] as? String == "invalid_input")
+        #expect(((job["error"] as? [String: Any])?["message"] as? String)?.contains("more than 64 streams") == true)
         #expect(try Curl.run(server.url("/healthz")).status == 200)
     }
 

@@ -24,9 +24,11 @@ public enum LibavError {
     }
 
     /// An error for a failed libav call: "<what>: <libav text> (<last libav log error>)".
-    public static func error(_ errnum: Int32, _ what: String, code: MediaError.Code? = nil) -> MediaError {
+    public static func error(
+        _ errnum: Int32, _ what: String, code: MediaError.Code? = nil, detail: String? = LibavLog.takeLastError()
+    ) -> MediaError {
         var message = "\(what): \(text(errnum))"
-        if let detail = LibavLog.takeLastError() {
+        if let detail {
             message += " (\(detail))"
         }
         return MediaError(code ?? self.code(for: errnum), message)

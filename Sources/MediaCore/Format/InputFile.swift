@@ -59,7 +59,12 @@ public final class InputFile {
         let opened = avformat_open_input(&contextPointer, nil, demuxer, &options.pointer)
         if opened < 0 {
             avio_closep(&io)
-            throw LibavError.error(opened, "cannot read \(container.displayName) input")
+            // libav reports a stream count over `max_streams` as ENOMEM; its log line says which it was.
+            let detail = LibavLog.takeLastError()
+            if detail?.contains("max_streams") == true {
+                throw MediaError(.invalidInput, "the input has more than \(policy.maxStreams) streams, over the limit")
+            }
+            throw LibavError.error(opened, "cannot read \(container.displayName) input", detail: detail)
         }
         context = contextPointer!
         self.context = context
