@@ -22,7 +22,8 @@ import Testing
         #expect(inputs?.first?["sha256"] as? String == String(digest))
         let id = try #require(reply.json["id"] as? String)
         let cancelled = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"]).json
-        #expect(cancelled["state"] as? String == "cancelled" || cancelled["state"] as? String == "succeeded")
+        let end = try Curl.run(server.url("/jobs/\(id)?wait=60")).json
+        #expect(["cancelled", "succeeded"].contains(end["state"] as? String ?? ""), "\(cancelled["state"] ?? "") then \(end)")
     }
 
     @Test func multiGigabyteDownloadKeepsMemoryFlat() throws {
