@@ -90,4 +90,31 @@ import Testing
         let found = try Command.run("pgrep", ["-P", String(server.pid), "-f", id], allowFailure: true)
         return found.text.split(separator: "\n").first.flatMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
     }
+
+    /// Ids are URL-safe base64 and one in 64 starts with "-": the worker must not read it as a flag.
+    @Test func runsJobsWhoseIdStartsWithADash() throws {
+        let server = try ServerProcess()
+        let done = try Curl.run(server.url("/jobs/remux?format=mkv&wait=60"), ["-T", try Fixtures.h264AacMP4()]).json
+        let original = try #require(done["id"] as? String)
+        server.stop()
+        let dashed = "-" + original.dropFirst()
+        let jobs = server.dataDirectory + "/jobs/"
+        try FileManager.default.moveItem(atPath: jobs + original, toPath: jobs + dashed)
+        try FileManager.default.removeItem(atPath: jobs + dashed + "/outputs/output.mkv")
+        let recordPath = jobs + dashed + "/job.json"
+        var record = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: recordPath))) as? [String: Any]
+        )
+        record["id"] = dashed
+        record["state"] = "queued"
+        record["progress"] = 0
+        record["outputs"] = [Any]()
+        record["started_at"] = NSNull()
+        record["finished_at"] = NSNull()
+        record["result"] = nil
+        try JSONSerialization.data(withJSONObject: record).write(to: URL(fileURLWithPath: recordPath))
+        try server.launch()
+        let rerun = try Curl.run(server.url("/jobs/\(dashed)?wait=60")).json
+        #expect(rerun["state"] as? String == "succeeded", "\(rerun)")
+    }
 }

@@ -23,7 +23,9 @@ import Testing
         let id = try #require(reply.json["id"] as? String)
         let cancelled = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"]).json
         let end = try Curl.run(server.url("/jobs/\(id)?wait=60")).json
-        #expect(["cancelled", "succeeded"].contains(end["state"] as? String ?? ""), "\(cancelled["state"] ?? "") then \(end)")
+        #expect(
+            ["cancelled", "succeeded"].contains(end["state"] as? String ?? ""),
+            "\(cancelled["state"] ?? "") then \(end)")
     }
 
     @Test func multiGigabyteDownloadKeepsMemoryFlat() throws {

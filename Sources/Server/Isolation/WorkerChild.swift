@@ -31,9 +31,10 @@ final class WorkerChild: @unchecked Sendable {
 
     init(dataDirectory: String, id: String, limits: WorkerLimits) {
         process.executableURL = URL(fileURLWithPath: Self.executable)
+        // Ids are URL-safe base64 and may start with "-": the id goes after "--" so it is never read as a flag.
         process.arguments = [
-            "worker", id, "--data-dir", dataDirectory, "--job-memory", String(limits.memory), "--max-output",
-            String(limits.maxOutput), "--cpu-time", String(limits.cpuSeconds),
+            "worker", "--data-dir", dataDirectory, "--job-memory", String(limits.memory), "--max-output",
+            String(limits.maxOutput), "--cpu-time", String(limits.cpuSeconds), "--", id,
         ]
         var environment = ProcessInfo.processInfo.environment
         // A crash should end the worker at once, not after a symbolicated backtrace.
@@ -56,8 +57,7 @@ final class WorkerChild: @unchecked Sendable {
         try? stdout.fileHandleForWriting.close()
         try? stderr.fileHandleForWriting.close()
         DispatchQueue.global().async { [self] in
-            let reader = stderr.fileHandleForReading
-            while case let chunk = reader.availableData, !chunk.isEmpty {
+            Self.readToEnd(stderr.fileHandleForReading) { chunk in
                 tail.withLock { kept in
                     kept.append(chunk)
                     if kept.count > Self.stderrTailBytes { kept.removeFirst(kept.count - Self.stderrTailBytes) }
@@ -71,13 +71,30 @@ final class WorkerChild: @unchecked Sendable {
 
     /// Reads the worker's stdout to its end, passing each message line to `body`.
     func readMessages(_ body: (WorkerMessage) -> Void) {
-        let reader = stdout.fileHandleForReading
         var pending = Data()
-        while case let chunk = reader.availableData, !chunk.isEmpty {
+        Self.readToEnd(stdout.fileHandleForReading) { chunk in
             pending.append(chunk)
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 if let message = WorkerMessage.parse(pending[pending.startIndex..<newline]) { body(message) }
                 pending.removeSubrange(pending.startIndex...newline)
+            }
+        }
+    }
+
+    /// Reads a pipe until its end. `read(2)` is retried when a signal interrupts it: the server gets a
+    /// SIGCHLD whenever any worker exits, and `FileHandle.availableData` reports such an interruption as
+    /// an empty read, which would look like the end and lose the worker's last message.
+    private static func readToEnd(_ handle: FileHandle, _ body: (Data) -> Void) {
+        let descriptor = handle.fileDescriptor
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                body(Data(buffer[0..<count]))
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return
             }
         }
     }
