@@ -3,8 +3,8 @@ import MediaCore
 import MediaJobs
 
 extension MediaService {
-    /// `POST /probe`: receives the file, probes it on the thread pool, answers with `MediaInfo`, and
-    /// removes the upload.
+    /// `POST /probe`: receives the file, probes it in a child process (or, with `--isolation none`, on the
+    /// thread pool), answers with `MediaInfo`, and removes the upload.
     func probe(_ request: Request) async throws -> Response {
         if let length = request.contentLength, length > configuration.maxUpload {
             throw ServiceError(
@@ -31,10 +31,13 @@ extension MediaService {
             file = try await uploads.receiveRaw(request.body).path
         }
         defer { Task { [threadPool] in try? await threadPool.runIfActive { try? FileManager.removeFile(file) } } }
+        if configuration.isolation.mode == .process {
+            let json = try await threadPool.runIfActive { try ProbeChild.probe(file) }
+            let info = try MediaJSON.decode(MediaInfo.self, from: json)
+            return .json(info, encoder: MediaJSONEncoder.make())
+        }
         let info = try await threadPool.runIfActive { try ProbeJob(input: file).run() }
-        var response = Response.json(info, encoder: MediaJSONEncoder.make())
-        response.status = .ok
-        return response
+        return .json(info, encoder: MediaJSONEncoder.make())
     }
 }
 

@@ -46,7 +46,7 @@ final class WorkerChild: @unchecked Sendable {
     }
 
     /// This server's executable, by absolute path.
-    private static let executable: String = {
+    static let executable: String = {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }()
 
@@ -81,10 +81,17 @@ final class WorkerChild: @unchecked Sendable {
         }
     }
 
+    /// A pipe's whole content, read to its end with `readToEnd`.
+    static func readAll(_ handle: FileHandle) -> Data {
+        var data = Data()
+        readToEnd(handle) { data.append($0) }
+        return data
+    }
+
     /// Reads a pipe until its end. `read(2)` is retried when a signal interrupts it: the server gets a
     /// SIGCHLD whenever any worker exits, and `FileHandle.availableData` reports such an interruption as
     /// an empty read, which would look like the end and lose the worker's last message.
-    private static func readToEnd(_ handle: FileHandle, _ body: (Data) -> Void) {
+    static func readToEnd(_ handle: FileHandle, _ body: (Data) -> Void) {
         let descriptor = handle.fileDescriptor
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
