@@ -21,7 +21,8 @@ public enum MediadServer {
         let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
         let server = try await HTTPServer(
             host: configuration.host, port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
-            responder: service)
+            responder: service, headTimeout: .milliseconds(Int64(configuration.headerTimeout * 1000)),
+            bodyIdleTimeout: .milliseconds(Int64(configuration.bodyIdleTimeout * 1000)))
         listening(server.localPort)
 
         let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in

@@ -16,6 +16,11 @@ public struct ServerConfiguration: Sendable {
     public var retention: TimeInterval = 24 * 3600
     /// How long a shutdown waits for running jobs before requeueing them.
     public var shutdownGrace: TimeInterval = 30
+    /// How long a client may take to send a complete request head (from connecting, or from the end of
+    /// the previous response on a keep-alive connection) before the connection is closed.
+    public var headerTimeout: TimeInterval = 30
+    /// How long a request body may stall before the connection is closed.
+    public var bodyIdleTimeout: TimeInterval = 60
     /// Where `GET /openapi.yaml` reads the spec from.
     public var openAPIPath: String? = nil
     /// Whether jobs run in worker processes, and their limits there.

@@ -5,6 +5,8 @@ import NIOHTTP1
 /// turn in NIO's pipelining handler), until the client closes or a response requires closing.
 struct Connection {
     let responder: any Responder
+    /// Longest request target (path and query) accepted; longer ones get 414.
+    static let maxTargetLength = 8192
 
     func serve(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
         try? await channel.executeThenClose { inbound, outbound in
@@ -32,6 +34,10 @@ struct Connection {
         }
         var response: Response
         do {
+            guard head.uri.utf8.count <= Self.maxTargetLength else {
+                throw ServiceError(
+                    .uriTooLong, "uri_too_long", "the request target is over \(Self.maxTargetLength) bytes")
+            }
             let request = try Request(head: head, body: body)
             response = await responder.respond(to: request)
         } catch let error as ServiceError {

@@ -5,8 +5,9 @@ import NIOPosix
 /// The listening socket: accepts connections and serves each on its own task.
 ///
 /// Every connection runs NIO's HTTP/1.1 pipeline with pipelining assistance (responses leave in request
-/// order) and error handling (malformed requests get 400 and a close), then `FileRegionCloser`, then
-/// the async channel that `Connection` reads.
+/// order), then `ProtocolErrorResponder` (malformed requests get 400 or 431 and a close),
+/// `RequestDeadline` (slow or idle clients are cut off), `FileRegionCloser`, then the async channel that
+/// `Connection` reads.
 public final class HTTPServer: Sendable {
     private let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
     private let responder: any Responder
@@ -14,7 +15,10 @@ public final class HTTPServer: Sendable {
     /// The port the server listens on (useful with port 0).
     public var localPort: Int { channel.channel.localAddress?.port ?? 0 }
 
-    init(host: String, port: Int, group: any EventLoopGroup, responder: any Responder) async throws {
+    init(
+        host: String, port: Int, group: any EventLoopGroup, responder: any Responder,
+        headTimeout: TimeAmount = .seconds(30), bodyIdleTimeout: TimeAmount = .seconds(60)
+    ) async throws {
         self.responder = responder
         channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -24,8 +28,12 @@ public final class HTTPServer: Sendable {
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                        withPipeliningAssistance: true, withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(FileRegionCloser())
+                        withPipeliningAssistance: true, withErrorHandling: false)
+                    try channel.pipeline.syncOperations.addHandlers([
+                        ProtocolErrorResponder(),
+                        RequestDeadline(headTimeout: headTimeout, bodyIdleTimeout: bodyIdleTimeout),
+                        FileRegionCloser(),
+                    ])
                     return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
                         wrappingChannelSynchronously: channel)
                 }

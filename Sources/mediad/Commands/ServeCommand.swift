@@ -9,6 +9,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every option can also be set through the environment: MEDIAD_HOST, MEDIAD_PORT, MEDIAD_DATA_DIR, \
             MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_SHUTDOWN_GRACE, \
+            MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, \
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
             MEDIAD_JOB_TIMEOUT_CEILING. A flag wins over the environment.
 
@@ -45,6 +46,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "How long a shutdown waits for running jobs: seconds, or with s, m, h (default 30s).")
     var shutdownGrace: String?
+
+    @Option(help: "How long a client may take to send a complete request head: seconds, or with s, m (default 30s).")
+    var headerTimeout: String?
+
+    @Option(help: "How long a request body may stall before the connection is closed (default 60s).")
+    var bodyTimeout: String?
 
     @Option(help: "The OpenAPI document served at /openapi.yaml (default: the one in the source tree).")
     var openapi: String?
@@ -88,6 +95,12 @@ struct ServeCommand: AsyncParsableCommand {
         try isolationSettings(&configuration.isolation, value)
         if let time = try value(retention, "RETENTION").map({ try Self.seconds($0, "retention") }) {
             configuration.retention = time
+        }
+        if let time = try value(headerTimeout, "HEADER_TIMEOUT").map({ try Self.seconds($0, "header-timeout") }) {
+            configuration.headerTimeout = time
+        }
+        if let time = try value(bodyTimeout, "BODY_TIMEOUT").map({ try Self.seconds($0, "body-timeout") }) {
+            configuration.bodyIdleTimeout = time
         }
         if let time = try value(shutdownGrace, "SHUTDOWN_GRACE").map({ try Self.seconds($0, "shutdown-grace") }) {
             configuration.shutdownGrace = time

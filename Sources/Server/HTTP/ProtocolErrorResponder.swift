@@ -1,0 +1,52 @@
+import NIOCore
+import NIOHTTP1
+
+/// Answers requests the HTTP parser rejects, then lets the connection close: 431 for headers over the
+/// parser's limit, 400 for everything else malformed — including `Content-Length` together with
+/// `Transfer-Encoding` or two different lengths (request smuggling attempts).
+final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private var responseInProgress = false
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        guard let parserError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        if !responseInProgress {
+            let (status, code, message): (HTTPResponseStatus, String, String) =
+                switch parserError {
+                case .headerOverflow:
+                    (.requestHeaderFieldsTooLarge, "headers_too_large", "the request headers are over the size limit")
+                case .unexpectedContentLength, .invalidContentLength:
+                    (.badRequest, "invalid_request", "conflicting or invalid Content-Length / Transfer-Encoding")
+                default:
+                    (.badRequest, "invalid_request", "the request is not valid HTTP/1.1 (\(parserError))")
+                }
+            let body = ByteBuffer(string: "{\"error\":{\"code\":\"\(code)\",\"message\":\"\(message)\"}}\n")
+            let headers = HTTPHeaders([
+                ("connection", "close"), ("content-type", "application/json"),
+                ("content-length", String(body.readableBytes)),
+            ])
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+                promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status.code >= 200: responseInProgress = true
+        case .end: responseInProgress = false
+        default: break
+        }
+        context.write(data, promise: promise)
+    }
+}

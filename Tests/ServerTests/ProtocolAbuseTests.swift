@@ -1,0 +1,103 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Clients that break HTTP on purpose: each gets a clear answer or a closed connection, and the server
+/// keeps serving everyone else.
+@Suite(.serialized) struct ProtocolAbuseTests {
+    /// Runs a Python socket script (bounded in time by itself) and returns what it prints.
+    func python(_ script: String) throws -> String {
+        let scratch = try Scratch("abuse")
+        let file = try scratch.write("client.py", Array(script.utf8))
+        return try Command.run("python3", [file]).text
+    }
+
+    /// Sends raw bytes on one connection and returns the answer up to the server's close (5 s at most).
+    func exchange(_ port: Int, _ request: String) throws -> String {
+        try python(
+            """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", \(port)), timeout=5)
+            s.sendall(bytes.fromhex("\(Array(request.utf8).map { String(format: "%02x", $0) }.joined())"))
+            data = b""
+            try:
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    data += chunk
+            except Exception:
+                pass
+            sys.stdout.write(data.decode("latin-1"))
+            """)
+    }
+
+    @Test func oversizeHeadersGet431AndLongTargets414() throws {
+        let server = try ServerProcess()
+        let big = try exchange(
+            server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n")
+        #expect(big.hasPrefix("HTTP/1.1 431"))
+        #expect(big.contains("headers_too_large"))
+        let long = try Curl.run(server.url("/jobs?cursor=" + String(repeating: "b", count: 10_000)))
+        #expect(long.status == 414)
+        #expect(long.errorCode == "uri_too_long")
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
+    }
+
+    @Test func smugglingAttemptsGet400AndAClose() throws {
+        let server = try ServerProcess()
+        let both = try exchange(
+            server.port,
+            "POST /probe HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
+        #expect(both.hasPrefix("HTTP/1.1 400"))
+        #expect(!both.contains("HTTP/1.1 200"), "a smuggled second request was answered")
+        let twoLengths = try exchange(
+            server.port, "POST /probe HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!")
+        #expect(twoLengths.hasPrefix("HTTP/1.1 400"))
+        let garbage = try exchange(server.port, "\u{01}\u{02}NOT HTTP\r\n\r\n")
+        #expect(garbage.hasPrefix("HTTP/1.1 400"))
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
+    }
+
+    @Test func slowClientsAreCutOffWhileOthersAreServed() throws {
+        let server = try ServerProcess(["--header-timeout", "1s"])
+        let started = Date()
+        let closed = try python(
+            """
+            import socket, time
+            conns = [socket.create_connection(("127.0.0.1", \(server.port)), timeout=5) for _ in range(40)]
+            closed = set()
+            deadline = time.time() + 4
+            while time.time() < deadline and len(closed) < len(conns):
+                for i, c in enumerate(conns):
+                    if i in closed: continue
+                    try:
+                        c.send(b"G")
+                        c.setblocking(False)
+                        try:
+                            if c.recv(1) == b"": closed.add(i)
+                        except BlockingIOError:
+                            pass
+                        c.setblocking(True)
+                    except OSError:
+                        closed.add(i)
+                time.sleep(0.25)
+            print(len(closed))
+            """)
+        #expect(Int(closed.trimmingCharacters(in: .whitespacesAndNewlines)) == 40)
+        #expect(Date().timeIntervalSince(started) < 6)
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
+    }
+
+    @Test func aStalledUploadIsDroppedWithoutAJob() throws {
+        let server = try ServerProcess(["--body-timeout", "1s"])
+        let answer = try exchange(
+            server.port,
+            "PUT /jobs/remux HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"
+                + String(repeating: "x", count: 1000))
+        #expect(!answer.contains("HTTP/1.1 202"))
+        usleep(500_000)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads").isEmpty)
+    }
+}
