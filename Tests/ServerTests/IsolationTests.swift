@@ -87,7 +87,8 @@ import Testing
 
     /// The pid of the worker process running job `id`: the server's child with the id in its arguments.
     static func worker(of server: ServerProcess, job id: String) throws -> Int32? {
-        let found = try Command.run("pgrep", ["-P", String(server.pid), "-f", id], allowFailure: true)
+        // "--": ids may start with a dash.
+        let found = try Command.run("pgrep", ["-P", String(server.pid), "-f", "--", id], allowFailure: true)
         return found.text.split(separator: "\n").first.flatMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
     }
 
