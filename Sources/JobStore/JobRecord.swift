@@ -83,12 +83,14 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var result: JSONValue?
     /// The uploaded file's own name, when the client sent one; used for download file names.
     public var sourceName: String?
+    /// The name of the API token that created the job, when the server has tokens.
+    public var owner: String?
 
     public init(
         id: String, kind: JobKind, state: JobState = .queued, progress: Double = 0, createdAt: Date,
         startedAt: Date? = nil, finishedAt: Date? = nil, options: JSONValue, inputs: [JobInput],
         outputs: [JobOutput] = [], error: JobError? = nil, attempts: Int = 0, warnings: [String] = [],
-        result: JSONValue? = nil, sourceName: String? = nil
+        result: JSONValue? = nil, sourceName: String? = nil, owner: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -105,10 +107,11 @@ public struct JobRecord: Codable, Sendable, Equatable {
         self.warnings = warnings
         self.result = result
         self.sourceName = sourceName
+        self.owner = owner
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, kind, state, progress, options, inputs, outputs, error, attempts, warnings, result
+        case id, kind, state, progress, options, inputs, outputs, error, attempts, warnings, result, owner
         case createdAt = "created_at"
         case startedAt = "started_at"
         case finishedAt = "finished_at"
@@ -132,5 +135,6 @@ public struct JobRecord: Codable, Sendable, Equatable {
         try container.encode(warnings, forKey: .warnings)
         try container.encodeIfPresent(result, forKey: .result)
         try container.encodeIfPresent(sourceName, forKey: .sourceName)
+        try container.encodeIfPresent(owner, forKey: .owner)
     }
 }

@@ -22,6 +22,15 @@ final class MediaService: Responder {
     }
 
     func respond(to request: Request) async -> Response {
+        if let tokens = configuration.accessTokens, request.path != "/healthz", request.path != "/readyz" {
+            guard let caller = tokens.caller(authorization: request.head.headers.first(name: "authorization")) else {
+                return .error(
+                    ServiceError(
+                        .unauthorized, "unauthorized", "send a valid API token as Authorization: Bearer <token>",
+                        headers: [("WWW-Authenticate", "Bearer")]))
+            }
+            request.caller = caller
+        }
         switch router.match(request.method, path: request.path) {
         case .notFound:
             return .error(.notFound("no route for \(request.path)"))
@@ -64,10 +73,11 @@ final class MediaService: Responder {
         }
     }
 
-    /// The job a request names, or 404 (ids are checked before any path is built from them).
+    /// The job a request names, or 404 (ids are checked before any path is built from them; a job made
+    /// with another API token is 404 too, unless the caller is an admin).
     func job(_ request: Request) async throws -> JobRecord {
         let id = try request.parameter("id")
-        guard JobStore.isValidID(id), let record = await jobs.record(id) else {
+        guard JobStore.isValidID(id), let record = await jobs.record(id), request.maySee(record) else {
             throw ServiceError.notFound("no job \(id)")
         }
         return record
@@ -75,6 +85,13 @@ final class MediaService: Responder {
 }
 
 extension Request {
+    /// Whether the caller may see `record`: anyone without tokens; with tokens, its owner or an admin.
+    /// Another token's job is answered as if it did not exist.
+    func maySee(_ record: JobRecord) -> Bool {
+        guard let caller else { return true }
+        return caller.isAdmin || record.owner == caller.name
+    }
+
     func parameter(_ name: String) throws -> String {
         guard let value = parameters[name] else { throw ServiceError.invalidRequest("missing path parameter \(name)") }
         return value

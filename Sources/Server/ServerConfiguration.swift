@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout: TimeInterval = 30
     /// How long a request body may stall before the connection is closed.
     public var bodyIdleTimeout: TimeInterval = 60
+    /// API tokens; nil serves everyone (the default, for a server on loopback or behind a trusted proxy).
+    public var accessTokens: AccessTokens? = nil
     /// Where `GET /openapi.yaml` reads the spec from.
     public var openAPIPath: String? = nil
     /// Whether jobs run in worker processes, and their limits there.

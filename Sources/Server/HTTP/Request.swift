@@ -9,6 +9,8 @@ final class Request {
     let query: [String: String]
     var parameters: [String: String] = [:]
     let body: RequestBody
+    /// Who sent it, when the server has API tokens.
+    var caller: AccessTokens.Caller?
 
     init(head: HTTPRequestHead, body: RequestBody) throws {
         self.head = head

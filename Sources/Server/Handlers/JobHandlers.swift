@@ -55,7 +55,7 @@ extension MediaService {
                 try await threadPool.runIfActive { try InputScreen.check(path, part: part, kind: kind) }
             }
             try await checkCapacity()
-            let record = try await create(kind, options: options, received: received)
+            let record = try await create(kind, options: options, received: received, owner: request.caller?.name)
             await jobs.enqueue(record)
             return try await answer(record.id, wait: wait, created: true)
         } catch {
@@ -79,9 +79,9 @@ extension MediaService {
         }
     }
 
-    private func create(_ kind: JobKind, options: JSONValue, received: [String: UploadReceiver.Part]) async throws
-        -> JobRecord
-    {
+    private func create(
+        _ kind: JobKind, options: JSONValue, received: [String: UploadReceiver.Part], owner: String?
+    ) async throws -> JobRecord {
         var inputs: [String: UploadedFile] = [:]
         for (part, upload) in received { inputs[JobSpec.inputName(forPart: part)] = upload.file }
         let sourceName = received.values.compactMap(\.filename).first.map { URL(fileURLWithPath: $0).lastPathComponent }
@@ -90,7 +90,7 @@ extension MediaService {
             inputs: inputs.sorted { $0.key < $1.key }.map {
                 JobInput(name: $0.key, size: $0.value.size, sha256: $0.value.sha256)
             },
-            sourceName: sourceName)
+            sourceName: sourceName, owner: owner)
         let files = inputs
         try await threadPool.runIfActive { [store] in try store.create(record, inputs: files) }
         return record
@@ -165,7 +165,7 @@ extension MediaService {
             }
         }
         do {
-            return .json(try JobPage.page(await jobs.allRecords(), query))
+            return .json(try JobPage.page(await jobs.allRecords().filter(request.maySee), query))
         } catch let error as StoreError {
             throw ServiceError(.badRequest, error.code, error.message)
         }

@@ -9,7 +9,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every option can also be set through the environment: MEDIAD_HOST, MEDIAD_PORT, MEDIAD_DATA_DIR, \
             MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_SHUTDOWN_GRACE, \
-            MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, \
+            MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_AUTH_TOKENS, \
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
             MEDIAD_JOB_TIMEOUT_CEILING. A flag wins over the environment.
 
@@ -52,6 +52,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "How long a request body may stall before the connection is closed (default 60s).")
     var bodyTimeout: String?
+
+    @Option(
+        help:
+            "A file of API tokens, one name:token[:admin] a line; with it every route but /healthz and /readyz needs Authorization: Bearer."
+    )
+    var authTokens: String?
 
     @Option(help: "The OpenAPI document served at /openapi.yaml (default: the one in the source tree).")
     var openapi: String?
@@ -106,6 +112,16 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.shutdownGrace = time
         }
         configuration.openAPIPath = value(openapi, "OPENAPI")
+        if let path = value(authTokens, "AUTH_TOKENS") {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ValidationError("cannot read the token file \(path)")
+            }
+            do {
+                configuration.accessTokens = try AccessTokens(fileContents: text)
+            } catch {
+                throw ValidationError("the token file \(path): \(error)")
+            }
+        }
         let host = configuration.host
         try await MediadServer.run(configuration) { port in
             FileHandle.standardOutput.write(Data("mediad: listening on http://\(host):\(port)\n".utf8))
