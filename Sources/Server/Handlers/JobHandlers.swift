@@ -71,7 +71,7 @@ extension MediaService {
         case .container(.adts): return "audio"
         case .container(.h264), .container(.hevc): return "video"
         default:
-            try? await threadPool.runIfActive { try? FileManager.removeFile(file.path) }
+            await threadPool.removeUpload(at: file.path)
             throw ServiceError(
                 .unsupportedMediaType, "unsupported_format",
                 "a raw mux body must be ADTS AAC or H.264/H.265 Annex-B; send both as multipart parts 'audio' and 'video'"
@@ -97,10 +97,7 @@ extension MediaService {
     }
 
     private func discard(_ received: [String: UploadReceiver.Part]) async {
-        for part in received.values {
-            let path = part.file.path
-            try? await threadPool.runIfActive { try? FileManager.removeFile(path) }
-        }
+        for part in received.values { await threadPool.removeUpload(at: part.file.path) }
     }
 
     private func checkCapacity() async throws {

@@ -20,7 +20,7 @@ extension MediaService {
             }
             file = part.file.path
             if let unknown = form.fields.keys.sorted().first {
-                try? await threadPool.runIfActive { try? FileManager.removeFile(file) }
+                await threadPool.removeUpload(at: file)
                 throw ServiceError(.badRequest, "invalid_option", "probe takes no options (got '\(unknown)')")
             }
         } else {
@@ -30,14 +30,23 @@ extension MediaService {
             }
             file = try await uploads.receiveRaw(request.body).path
         }
-        defer { Task { [threadPool] in try? await threadPool.runIfActive { try? FileManager.removeFile(file) } } }
+        do {
+            let info = try await describe(file)
+            await threadPool.removeUpload(at: file)
+            return .json(info, encoder: MediaJSONEncoder.make())
+        } catch {
+            await threadPool.removeUpload(at: file)
+            throw error
+        }
+    }
+
+    /// The probe of a received file: in a child process, or with `--isolation none` on the thread pool.
+    private func describe(_ file: String) async throws -> MediaInfo {
         if configuration.isolation.mode == .process {
             let json = try await threadPool.runIfActive { try ProbeChild.probe(file) }
-            let info = try MediaJSON.decode(MediaInfo.self, from: json)
-            return .json(info, encoder: MediaJSONEncoder.make())
+            return try MediaJSON.decode(MediaInfo.self, from: json)
         }
-        let info = try await threadPool.runIfActive { try ProbeJob(input: file).run() }
-        return .json(info, encoder: MediaJSONEncoder.make())
+        return try await threadPool.runIfActive { try ProbeJob(input: file).run() }
     }
 }
 

@@ -61,7 +61,7 @@ final class MultipartForm {
         currentFile = nil
         for part in files.values {
             let path = part.file.path
-            try? await threadPool.runIfActive { try? FileManager.removeFile(path) }
+            await threadPool.removeUpload(at: path)
         }
         files.removeAll()
     }

@@ -31,7 +31,7 @@ struct UploadReceiver {
             }
             let file = try await writer.finish()
             guard file.size > 0 else {
-                try? await threadPool.runIfActive { try? FileManager.removeFile(file.path) }
+                await threadPool.removeUpload(at: file.path)
                 throw ServiceError(.badRequest, "missing_input", "the request has no body: send the input file")
             }
             return file
@@ -66,6 +66,10 @@ struct UploadReceiver {
     }
 }
 
-extension FileManager {
-    static func removeFile(_ path: String) throws { try FileManager.default.removeItem(atPath: path) }
+extension NIOThreadPool {
+    /// Deletes a received upload that will not become a job, off the event loop. A file already gone is
+    /// fine: the aim is only that nothing is left behind.
+    func removeUpload(at path: String) async {
+        try? await runIfActive { try? FileManager.default.removeItem(atPath: path) }
+    }
 }
