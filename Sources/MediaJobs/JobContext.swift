@@ -6,18 +6,25 @@ public struct JobContext: Sendable {
     public var reportProgress: @Sendable (Double) -> Void
     /// Polled between packets; when it returns true the job stops with `cancelled`.
     public var isCancelled: @Sendable () -> Bool
+    /// Polled between packets too; throws to stop the job when a resource it writes to runs short (the
+    /// server's free-disk watermark). It should be cheap, as it is called for every packet.
+    public var checkResources: @Sendable () throws -> Void
 
     public init(
         reportProgress: @escaping @Sendable (Double) -> Void = { _ in },
-        isCancelled: @escaping @Sendable () -> Bool = { false }
+        isCancelled: @escaping @Sendable () -> Bool = { false },
+        checkResources: @escaping @Sendable () throws -> Void = {}
     ) {
         self.reportProgress = reportProgress
         self.isCancelled = isCancelled
+        self.checkResources = checkResources
     }
 
-    /// Throws `cancelled` if the caller asked the job to stop.
-    public func checkCancellation() throws {
+    /// Called between packets: throws `cancelled` if the caller asked the job to stop, or the error of
+    /// `checkResources`.
+    public func checkpoint() throws {
         if isCancelled() { throw MediaError(.cancelled, "the job was cancelled") }
+        try checkResources()
     }
 }
 

@@ -7,10 +7,13 @@ import CFFmpeg
 public final class Decoder {
     public let context: UnsafeMutablePointer<AVCodecContext>
 
-    /// A decoder for `stream` of an open input, configured from its codec parameters.
-    public convenience init(stream: UnsafeMutablePointer<AVStream>) throws {
+    /// A decoder for `stream` of `input`, configured from its codec parameters; `unsupported_codec` when
+    /// the input's policy does not allow that decoder.
+    public convenience init(stream: UnsafeMutablePointer<AVStream>, of input: InputFile) throws {
         let parameters = stream.pointee.codecpar!
-        try self.init(codecID: parameters.pointee.codec_id, timeBase: stream.pointee.time_base) { context in
+        try self.init(
+            codecID: parameters.pointee.codec_id, timeBase: stream.pointee.time_base, policy: input.policy
+        ) { context in
             try LibavError.check(
                 avcodec_parameters_to_context(context, parameters), "reading codec parameters", code: .invalidInput)
         }
@@ -19,17 +22,25 @@ public final class Decoder {
     /// A `pcm_*` decoder for raw samples in `sampleFormat`; packets are timed in 1/`sampleRate`.
     public convenience init(pcm sampleFormat: SampleFormat, sampleRate: Int, channels: Int) throws {
         let timeBase = AVRational(num: 1, den: Int32(sampleRate))
-        try self.init(codecID: sampleFormat.codecID, timeBase: timeBase) { context in
+        try self.init(codecID: sampleFormat.codecID, timeBase: timeBase, policy: .pcmDecoding) { context in
             context.pointee.sample_rate = Int32(sampleRate)
             av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
         }
     }
 
     private init(
-        codecID: AVCodecID, timeBase: AVRational, configure: (UnsafeMutablePointer<AVCodecContext>) throws -> Void
+        codecID: AVCodecID, timeBase: AVRational, policy: InputPolicy,
+        configure: (UnsafeMutablePointer<AVCodecContext>) throws -> Void
     ) throws {
         guard let codec = avcodec_find_decoder(codecID) else {
             throw MediaError(.unsupportedCodec, "no decoder for \(String(cString: avcodec_get_name(codecID)))")
+        }
+        let name = String(cString: codec.pointee.name)
+        guard policy.allowsDecoder(name) else {
+            throw MediaError(
+                .unsupportedCodec,
+                "this job does not decode \(String(cString: avcodec_get_name(codecID))); it decodes \(policy.decoders.joined(separator: ", "))"
+            )
         }
         guard let context = avcodec_alloc_context3(codec) else {
             throw MediaError(.internalError, "avcodec_alloc_context3 failed")
@@ -38,9 +49,9 @@ public final class Decoder {
         try configure(context)
         context.pointee.pkt_timebase = timeBase
         LibavLog.clearLastError()
+        let options = LibavDictionary(["codec_whitelist": policy.codecWhitelist])
         try LibavError.check(
-            avcodec_open2(context, codec, nil), "cannot open the \(String(cString: codec.pointee.name)) decoder",
-            code: .unsupportedCodec)
+            avcodec_open2(context, codec, &options.pointer), "cannot open the \(name) decoder", code: .unsupportedCodec)
     }
 
     deinit {

@@ -39,7 +39,7 @@ public final class AnnexBVideoSource: PacketSource {
         var plans: [Plan] = []
         var sizes: [Int32] = []
         var pictures: [PictureOrder] = []
-        let scan = try InputFile(path: path, container: codec)
+        let scan = try InputFile(path: path, container: codec, policy: .elementaryStreams)
         var parser: any PictureOrderParser = codec == .hevc ? HEVCPictureOrder() : H264PictureOrder()
         let packet = Packet()
         while try scan.read(into: packet) {
@@ -71,7 +71,7 @@ public final class AnnexBVideoSource: PacketSource {
         self.plans = plans
         self.sizes = sizes
         timeline = PresentationTimeline(pictures: pictures)
-        input = try InputFile(path: path, container: codec)
+        input = try InputFile(path: path, container: codec, policy: .elementaryStreams)
         try input.findStreamInfo()
         try checkStream()
     }

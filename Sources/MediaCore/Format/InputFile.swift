@@ -12,17 +12,18 @@ public final class InputFile {
     /// Size of the file in bytes when it was opened.
     public let size: Int64
     public let context: UnsafeMutablePointer<AVFormatContext>
+    /// What this input was opened under; its decoders are the only ones a job may open for it.
+    public let policy: InputPolicy
     private var io: UnsafeMutablePointer<AVIOContext>?
-    private let policy: InputPolicy
 
     /// Sniffs `path` and opens it if it is one of `accepted`, else throws `unsupported_format`.
-    public convenience init(path: String, accepting accepted: [InputContainer], policy: InputPolicy = .init()) throws {
+    public convenience init(path: String, accepting accepted: [InputContainer], policy: InputPolicy) throws {
         let container = try InputFile.classify(path: path, accepting: accepted)
         try self.init(path: path, container: container, policy: policy)
     }
 
-    /// Opens `path` with the demuxer of `container` forced.
-    public init(path: String, container: InputContainer, policy: InputPolicy = .init()) throws {
+    /// Opens `path` with the demuxer of `container` forced; libav may run only the policy's decoders over it.
+    public init(path: String, container: InputContainer, policy: InputPolicy) throws {
         LibavLog.installCallback()
         LibavLog.clearLastError()
         self.path = path
@@ -47,6 +48,7 @@ public final class InputFile {
         let options = LibavDictionary([
             "format_whitelist": container.demuxerName,
             "protocol_whitelist": "file",
+            "codec_whitelist": policy.codecWhitelist,
             "probesize": String(policy.probeSize),
             "analyzeduration": String(policy.analyzeDuration),
         ])

@@ -1,4 +1,11 @@
-/// Bounds for opening untrusted input.
+import CFFmpeg
+
+/// Bounds for opening untrusted input: how much libav may read and which decoders it may run over it.
+///
+/// Each job kind states the decoders it needs; libav may open no other one, neither while it probes
+/// stream parameters (`codec_whitelist` on the format context) nor when the job decodes (`Decoder`). A
+/// hostile file therefore only ever reaches the handful of decoders mediad's work needs, not the hundreds
+/// libavcodec ships.
 public struct InputPolicy: Sendable {
     /// Bytes libav may read while probing stream parameters.
     public var probeSize: Int = 16 * 1024 * 1024
@@ -8,6 +15,37 @@ public struct InputPolicy: Sendable {
     public var maxStreams: Int32 = 64
     /// Largest accepted video width or height.
     public var maxDimension: Int32 = 16384
+    /// Names of the libav decoders (e.g. `aac`, `h264`) that may run over this input.
+    public var decoders: [String]
 
-    public init() {}
+    public init(decoders: [String]) {
+        self.decoders = decoders
+    }
+
+    /// Whether the decoder called `name` may run over this input.
+    public func allowsDecoder(_ name: String) -> Bool { decoders.contains(name) }
+
+    /// The `codec_whitelist` value libav takes: decoder names separated by commas.
+    var codecWhitelist: String { decoders.joined(separator: ",") }
+}
+
+extension InputPolicy {
+    /// The PCM decoders of the sample formats mediad reads.
+    static let pcmDecoders = SampleFormat.allCases.map { String(cString: avcodec_get_name($0.codecID)) }
+
+    /// Stream copy (remux, demux, probe): libav decodes a frame or two only to complete stream parameters,
+    /// so the decoders are those of the codecs mediad's target containers carry, which covers what phones
+    /// and cameras record; any other track is still described and copied from its container's data.
+    public static let streamCopy = InputPolicy(
+        decoders: ["aac", "mp3float", "mp3", "amrnb", "amrwb", "opus", "vorbis", "flac", "alac", "ac3", "eac3"]
+            + pcmDecoders + ["h264", "hevc", "h263", "mpeg4"])
+
+    /// Raw H.264/H.265 Annex-B and ADTS AAC for mux.
+    public static let elementaryStreams = InputPolicy(decoders: ["h264", "hevc", "aac"])
+
+    /// AAC decoding (decode): the AAC decoder and nothing else.
+    public static let aacDecoding = InputPolicy(decoders: ["aac"])
+
+    /// PCM input (encode from WAV): only the PCM sample formats mediad reads.
+    public static let pcmDecoding = InputPolicy(decoders: pcmDecoders)
 }

@@ -63,10 +63,10 @@ public struct DecodeJob: Sendable {
 
     public func run(_ context: JobContext) throws -> DecodeResult {
         try options.validate()
-        let file = try InputFile(path: input, accepting: Self.acceptedInputs)
+        let file = try InputFile(path: input, accepting: Self.acceptedInputs, policy: .aacDecoding)
         try file.findStreamInfo()
         let stream = try audioStream(of: file)
-        let decoder = try Decoder(stream: stream)
+        let decoder = try Decoder(stream: stream, of: file)
         let packet = Packet()
         let frame = Frame()
         var writer: AudioWriter? = nil
@@ -95,7 +95,7 @@ public struct DecodeJob: Sendable {
 
         while try file.read(into: packet) {
             guard packet.streamIndex == Int(stream.pointee.index) else { continue }
-            try context.checkCancellation()
+            try context.checkpoint()
             do {
                 try decoder.send(packet)
             } catch let error as MediaError where error.code == .invalidInput {

@@ -22,7 +22,7 @@ public struct DemuxJob: Sendable {
     }
 
     public func run(_ context: JobContext) throws -> DemuxResult {
-        let source = try InputFile(path: input, accepting: Self.acceptedInputs)
+        let source = try InputFile(path: input, accepting: Self.acceptedInputs, policy: .streamCopy)
         try source.findStreamInfo()
         var info = MediaInfo(describing: source)
         var kinds: [(stream: UnsafeMutablePointer<AVStream>, kind: ElementaryStreamExtractor.Kind)] = []
@@ -57,7 +57,7 @@ public struct DemuxJob: Sendable {
             guard let extractor = extractors[packet.streamIndex] else { continue }
             count += 1
             if count % 64 == 0 {
-                try context.checkCancellation()
+                try context.checkpoint()
                 context.reportProgress(source.progress * 0.99)
             }
             if extractor.packetCount == 0, extractor.kind == .aac, packet.skipSamplesAtStart > 0 {

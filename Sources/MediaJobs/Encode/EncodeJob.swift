@@ -108,7 +108,7 @@ public struct EncodeJob: Sendable {
         let writer = try makeWriter(for: source, warnings: &warnings)
         let frame = Frame()
         while try source.next(into: frame) {
-            try context.checkCancellation()
+            try context.checkpoint()
             try writer.write(frame)
             context.reportProgress(source.progress)
         }

@@ -32,7 +32,7 @@ final class PCMSource {
         case .empty:
             throw MediaError(.emptyInput, "the input file is empty")
         case .container(.wav):
-            let input = try InputFile(path: path, container: .wav)
+            let input = try InputFile(path: path, container: .wav, policy: .pcmDecoding)
             guard
                 let stream = input.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
                 )
@@ -51,7 +51,7 @@ final class PCMSource {
             let duration = av_rescale_q(
                 stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: Int32(sampleRate)))
             totalSamples = stream.pointee.duration > 0 ? duration : 0
-            decoder = try Decoder(stream: stream)
+            decoder = try Decoder(stream: stream, of: input)
             reader = .wav(input, streamIndex: Int(stream.pointee.index))
         case .container(let container):
             throw MediaError(

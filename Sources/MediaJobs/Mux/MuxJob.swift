@@ -71,7 +71,7 @@ public struct MuxJob: Sendable {
 
         let totalBytes = Double(max(1, fileSize(audio) + 2 * fileSize(video)))
         let progress = { @Sendable (bytes: Int64) throws in
-            try context.checkCancellation()
+            try context.checkpoint()
             context.reportProgress(Double(bytes) / totalBytes)
         }
         // Audio first: its checks are cheap, the video's first pass reads the whole file.

@@ -10,8 +10,8 @@ public struct ProbeJob: Sendable {
     public init(input: String) { self.input = input }
 
     public func run(_ context: JobContext = JobContext()) throws -> MediaInfo {
-        let source = try InputFile(path: input, accepting: Self.acceptedInputs)
-        try context.checkCancellation()
+        let source = try InputFile(path: input, accepting: Self.acceptedInputs, policy: .streamCopy)
+        try context.checkpoint()
         try source.findStreamInfo()
         context.reportProgress(1)
         return MediaInfo(describing: source)

@@ -25,7 +25,7 @@ public struct RemuxJob: Sendable {
     public func run(_ context: JobContext) throws -> RemuxResult {
         let container = try InputFile.classify(path: input, accepting: Self.acceptedInputs)
         if container.isElementaryStream { return try ElementaryRemux(job: self, container: container).run(context) }
-        let source = try InputFile(path: input, container: container)
+        let source = try InputFile(path: input, container: container, policy: .streamCopy)
         try source.findStreamInfo()
         let plan = try RemuxPlan(input: source, options: options)
         let fpsWarning =
@@ -55,7 +55,7 @@ public struct RemuxJob: Sendable {
             guard let route = plan.routes[packet.streamIndex] else { continue }
             count += 1
             if count % 64 == 0 {
-                try context.checkCancellation()
+                try context.checkpoint()
                 context.reportProgress(source.progress * 0.99)
             }
             switch window.judge(packet, timeBase: route.inputTimeBase) {
