@@ -4,7 +4,7 @@ import Foundation
 extension JobStore {
     /// A new, empty upload in `uploads/` for a request body to stream into.
     public func makeUpload() throws -> UploadFile {
-        try UploadFile(directory: uploadsDirectory)
+        try UploadFile(directory: uploadsDirectory, watermark: watermark)
     }
 
     /// Stores a new job: its record and its inputs, which are moved (renamed) out of `uploads/` into

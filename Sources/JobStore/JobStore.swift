@@ -24,15 +24,19 @@ public final class JobStore: Sendable {
     public let jobsDirectory: String
     /// `<root>/uploads`.
     public let uploadsDirectory: String
+    /// The free space uploads and outputs leave on the store's disk.
+    public let watermark: DiskWatermark
 
     static let stagingPrefix = ".new-"
     static let deletedPrefix = ".deleted-"
 
     /// Opens the store at `root`, creating it and its `jobs/` and `uploads/` directories when missing.
-    public init(root: String) throws {
+    /// Uploads stop before the disk has less than `minimumFreeBytes` free (0: no reserve).
+    public init(root: String, minimumFreeBytes: Int64 = 0) throws {
         self.root = root
         jobsDirectory = root + "/jobs"
         uploadsDirectory = root + "/uploads"
+        watermark = DiskWatermark(path: root, minimumFreeBytes: minimumFreeBytes)
         do {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         } catch {
@@ -92,11 +96,7 @@ public final class JobStore: Sendable {
 
     /// Bytes available to this process on the file system holding the store; 0 when that cannot be told,
     /// so a caller checking for room refuses work rather than assuming plenty.
-    public func freeBytes() -> Int64 {
-        var info = statvfs()
-        guard statvfs(root, &info) == 0 else { return 0 }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
-    }
+    public func freeBytes() -> Int64 { watermark.freeBytes() }
 
     static func requireValidID(_ id: String) throws {
         guard isValidID(id) else { throw StoreError.invalidID(id) }

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Codes: `io_error` (the file system refused), `not_found` (no such job), `already_exists` (a job with that
 /// id is already stored), `invalid_id`, `invalid_file_name`, `invalid_cursor`, `invalid_limit` (a client
-/// sent something the store cannot accept), `corrupt_record` (a `job.json` that does not decode).
+/// sent something the store cannot accept), `corrupt_record` (a `job.json` that does not decode),
+/// `insufficient_storage` (the disk is full or below the `DiskWatermark`).
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: String
     public var message: String
@@ -17,7 +18,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(code): \(message)" }
 
     static func io(_ action: String, _ path: String, errno code: Int32 = errno) -> StoreError {
-        StoreError(code: "io_error", message: "\(action) \(path): \(String(cString: strerror(code)))")
+        let full = code == ENOSPC || code == EDQUOT
+        return StoreError(
+            code: full ? "insufficient_storage" : "io_error",
+            message: "\(action) \(path): \(String(cString: strerror(code)))")
     }
 
     static func notFound(_ id: String) -> StoreError {

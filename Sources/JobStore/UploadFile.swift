@@ -31,13 +31,15 @@ public final class UploadFile: @unchecked Sendable {
 
     /// Where the bytes are being written.
     public let path: String
+    private let watermark: DiskWatermark
 
-    init(directory: String) throws {
+    init(directory: String, watermark: DiskWatermark) throws {
         let path = directory + "/" + JobStore.newID() + ".part"
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError.io("cannot create", path) }
         self.path = path
         self.fd = fd
+        self.watermark = watermark
     }
 
     deinit { discard() }
@@ -46,9 +48,11 @@ public final class UploadFile: @unchecked Sendable {
     public var size: Int64 { lock.withLock { written } }
 
     /// Appends bytes (all of them: short writes and `EINTR` are retried) and adds them to the digest.
+    /// Throws `insufficient_storage` instead when they would take the disk below the store's watermark.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         try lock.withLock {
             try requireOpen()
+            try watermark.check(adding: Int64(bytes.count))
             try FileIO.writeAll(fd, bytes, path: path)
             hasher.update(bytes)
             written += Int64(bytes.count)

@@ -50,7 +50,7 @@ final class MediaService: Responder {
             } catch let error as MediaError {
                 return .error(ServiceError(error))
             } catch let error as StoreError {
-                return .error(ServiceError(.internalServerError, error.code, error.message))
+                return .error(ServiceError(error))
             } catch {
                 return .error(ServiceError(.internalServerError, "internal_error", "\(error)"))
             }
@@ -70,6 +70,18 @@ final class MediaService: Responder {
         case .health: .json(["status": "ok"])
         case .readiness: try await readiness()
         case .openAPI: try await openAPI()
+        }
+    }
+
+    /// 507 `insufficient_storage` when the body would take the store's disk below `--min-free-disk`,
+    /// decided from the head (and `Content-Length`, when sent) before a byte of the body is read.
+    func checkDiskSpace(_ request: Request) async throws {
+        let watermark = store.watermark
+        let length = request.contentLength ?? 0
+        do {
+            try await threadPool.runIfActive { try watermark.check(adding: length) }
+        } catch let error as StoreError {
+            throw ServiceError(error)
         }
     }
 

@@ -11,7 +11,7 @@ public enum MediadServer {
     public static func run(_ configuration: ServerConfiguration, listening: @Sendable (Int) -> Void) async throws
         -> Never
     {
-        let store = try JobStore(root: configuration.dataDirectory)
+        let store = try JobStore(root: configuration.dataDirectory, minimumFreeBytes: configuration.minFreeDisk)
         let threadPool = NIOThreadPool.singleton
         JobLog.install(verbose: ProcessInfo.processInfo.environment["MEDIAD_LOG"] == "verbose")
         let jobs = JobService(

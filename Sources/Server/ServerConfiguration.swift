@@ -12,6 +12,9 @@ public struct ServerConfiguration: Sendable {
     public var maxQueued = 64
     /// Largest request body, in bytes.
     public var maxUpload: Int64 = 4 << 30
+    /// Free bytes uploads and job outputs leave on the data directory's disk (507 and
+    /// `insufficient_storage` below it); 0 turns the reserve off.
+    public var minFreeDisk: Int64 = 256 << 20
     /// How long finished jobs and their files are kept.
     public var retention: TimeInterval = 24 * 3600
     /// How long a shutdown waits for running jobs before requeueing them.

@@ -4,6 +4,27 @@ import TestSupport
 import Testing
 
 @Suite struct UploadFileTests {
+    /// A write that would take the disk below the store's reserve is refused before it lands, with the
+    /// code the API shows as 507; the refused upload then discards to nothing. (A reserve larger than any
+    /// disk, so the test does not depend on what else is writing to this one.)
+    @Test func writesStopAtTheDiskWatermark() throws {
+        let scratch = try Scratch("upload-watermark")
+        let store = try JobStore(root: scratch.path, minimumFreeBytes: 1 << 60)
+        #expect(store.watermark.minimumFreeBytes == 1 << 60)
+        let upload = try store.makeUpload()
+        let refused = #expect(throws: StoreError.self) {
+            try [UInt8](repeating: 1, count: 1000).withUnsafeBytes { try upload.write($0) }
+        }
+        #expect(refused?.code == "insufficient_storage")
+        #expect(refused?.message.contains("--min-free-disk") == true)
+        #expect(upload.size == 0)
+        upload.discard()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.uploadsDirectory).isEmpty)
+        #expect(throws: Never.self) {
+            try DiskWatermark(path: scratch.path, minimumFreeBytes: 0).check(adding: 1 << 62)
+        }
+    }
+
     @Test func writesHashesAndFinishes() throws {
         let scratch = try Scratch("upload")
         let store = try JobStore(root: scratch.path)

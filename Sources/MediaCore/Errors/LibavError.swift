@@ -16,7 +16,8 @@ public enum LibavError {
         case mediad_averror_patchwelcome(): .unsupportedCodec
         case mediad_averror_eof(): .truncatedInput
         case mediad_averror_exit(): .cancelled
-        case mediad_averror(ENOENT), mediad_averror(EACCES), mediad_averror(ENOSPC), mediad_averror(EIO),
+        case mediad_averror(ENOSPC), mediad_averror(EDQUOT): .insufficientStorage
+        case mediad_averror(ENOENT), mediad_averror(EACCES), mediad_averror(EIO),
             mediad_averror(EISDIR), mediad_averror(EROFS), mediad_averror(EFBIG):
             .ioError
         default: .invalidInput
@@ -31,7 +32,10 @@ public enum LibavError {
         if let detail {
             message += " (\(detail))"
         }
-        return MediaError(code ?? self.code(for: errnum), message)
+        // A full disk is never the input's fault, whatever the caller expected this call to fail with.
+        let resolved =
+            self.code(for: errnum) == .insufficientStorage ? .insufficientStorage : code ?? self.code(for: errnum)
+        return MediaError(resolved, message)
     }
 
     /// Throws when `result` is negative; passes it through otherwise.

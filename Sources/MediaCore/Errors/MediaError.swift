@@ -33,6 +33,8 @@ public struct MediaError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let emptySelection = Code(rawValue: "empty_selection")
         /// Reading or writing a file failed (permissions, disk full, missing file).
         public static let ioError = Code(rawValue: "io_error")
+        /// The disk holding the outputs is full, or below the free-space watermark the server keeps.
+        public static let insufficientStorage = Code(rawValue: "insufficient_storage")
         /// The job was cancelled by its caller.
         public static let cancelled = Code(rawValue: "cancelled")
         /// libav failed in a way no input should cause; a bug to report.

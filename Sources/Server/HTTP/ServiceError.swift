@@ -1,3 +1,4 @@
+import JobStore
 import MediaCore
 import NIOHTTP1
 
@@ -24,6 +25,13 @@ public struct ServiceError: Error, Sendable {
         ServiceError(.badRequest, "invalid_request", message)
     }
 
+    /// A store failure: 507 for a full disk, 500 for anything else (the store fails on its own, not the client's, account).
+    init(_ error: StoreError) {
+        let status: HTTPResponseStatus =
+            error.code == "insufficient_storage" ? .insufficientStorage : .internalServerError
+        self.init(status, error.code, error.message)
+    }
+
     /// The status an engine error is reported with when it happens during a request (probe, option checks).
     init(_ error: MediaError) {
         let status: HTTPResponseStatus =
@@ -32,6 +40,7 @@ public struct ServiceError: Error, Sendable {
             case .unsupportedFormat: .unsupportedMediaType
             case .ioError, .internalError: .internalServerError
             case .cancelled: .serviceUnavailable
+            case .insufficientStorage: .insufficientStorage
             default: .unprocessableEntity
             }
         self.init(status, error.code.rawValue, error.message)

@@ -19,6 +19,7 @@ extension MediaService {
                 "the body (\(length) bytes) is over the \(configuration.maxUpload)-byte upload limit")
         }
         try await checkCapacity()
+        try await checkDiskSpace(request)
         let wait = try request.waitSeconds()
         var values = request.query
         values["wait"] = nil

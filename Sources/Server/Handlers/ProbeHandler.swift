@@ -11,6 +11,7 @@ extension MediaService {
                 .payloadTooLarge, "payload_too_large",
                 "the body is over the \(configuration.maxUpload)-byte upload limit")
         }
+        try await checkDiskSpace(request)
         let file: String
         if let boundary = try MultipartBoundary(request.head.headers)?.boundary {
             let form = try await uploads.receiveMultipart(request.body, boundary: boundary, fileParts: ["file"])

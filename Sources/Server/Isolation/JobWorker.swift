@@ -11,12 +11,14 @@ import Synchronization
 /// libav's log lines go to the job's log, which the server leaves alone while the worker runs.
 public enum JobWorker {
     /// Runs the job and exits: 0 when a final message was written (success or failure), 1 otherwise.
-    public static func run(dataDirectory: String, id: String, limits: WorkerLimits) -> Never {
+    /// The job's outputs stop with `insufficient_storage` before the disk has less than `minimumFreeBytes` free.
+    public static func run(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) -> Never {
         closeInheritedSockets()
         let message: WorkerMessage
         do {
             try limits.apply()
-            message = WorkerMessage(succeeded: try runJob(dataDirectory: dataDirectory, id: id))
+            message = WorkerMessage(
+                succeeded: try runJob(dataDirectory: dataDirectory, id: id, minimumFreeBytes: minimumFreeBytes))
         } catch let error as MediaError {
             message = WorkerMessage(failed: classify(error))
         } catch {
@@ -26,8 +28,10 @@ public enum JobWorker {
         exit(0)
     }
 
-    private static func runJob(dataDirectory: String, id: String) throws -> WorkerMessage.Success {
-        let store = try JobStore(root: dataDirectory)
+    private static func runJob(dataDirectory: String, id: String, minimumFreeBytes: Int64) throws
+        -> WorkerMessage.Success
+    {
+        let store = try JobStore(root: dataDirectory, minimumFreeBytes: minimumFreeBytes)
         guard let record = try store.load(id: id) else { throw MediaError(.internalError, "no job \(id) in the store") }
         let log = JobLog(path: store.logPath(id: id))
         defer { log.close() }
@@ -35,7 +39,8 @@ public enum JobWorker {
         // Every thread of this process works for this one job, so every line is the job's.
         LibavLog.configure(level: verbose ? 40 : 24) { _, line in log.write("libav: \(line)") }
         let progress = ProgressWriter()
-        let context = JobContext(reportProgress: { progress.report($0) })
+        let space = OutputSpaceGuard(store.watermark)
+        let context = JobContext(reportProgress: { progress.report($0) }, checkResources: { try space.check() })
         let outcome = try JobExecutor(store: store).run(record, context: context)
         return WorkerMessage.Success(warnings: outcome.warnings, result: outcome.result)
     }

@@ -29,12 +29,13 @@ final class WorkerChild: @unchecked Sendable {
         }
     }
 
-    init(dataDirectory: String, id: String, limits: WorkerLimits) {
+    init(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
         process.executableURL = URL(fileURLWithPath: Self.executable)
         // Ids are URL-safe base64 and may start with "-": the id goes after "--" so it is never read as a flag.
         process.arguments = [
             "worker", "--data-dir", dataDirectory, "--job-memory", String(limits.memory), "--max-output",
-            String(limits.maxOutput), "--cpu-time", String(limits.cpuSeconds), "--", id,
+            String(limits.maxOutput), "--cpu-time", String(limits.cpuSeconds), "--min-free-disk",
+            String(minimumFreeBytes), "--", id,
         ]
         var environment = ProcessInfo.processInfo.environment
         // A crash should end the worker at once, not after a symbolicated backtrace.

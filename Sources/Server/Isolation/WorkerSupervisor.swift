@@ -29,7 +29,9 @@ struct WorkerSupervisor {
         let limits = WorkerLimits(
             memory: settings.jobMemory, maxOutput: settings.maxOutput, cpuSeconds: settings.cpuSeconds(timeout: timeout)
         )
-        let child = WorkerChild(dataDirectory: store.root, id: record.id, limits: limits)
+        let child = WorkerChild(
+            dataDirectory: store.root, id: record.id, limits: limits,
+            minimumFreeBytes: store.watermark.minimumFreeBytes)
         do {
             try child.start()
         } catch {

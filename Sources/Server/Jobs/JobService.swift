@@ -176,7 +176,10 @@ actor JobService {
         let log = JobLog(path: store.logPath(id: record.id))
         defer { log.close() }
         log.write("attempt \(record.attempts): \(record.kind.rawValue) started")
-        let context = JobContext(reportProgress: { run.progress = $0 }, isCancelled: { run.stopReason != .none })
+        let space = OutputSpaceGuard(store.watermark)
+        let context = JobContext(
+            reportProgress: { run.progress = $0 }, isCancelled: { run.stopReason != .none },
+            checkResources: { try space.check() })
         return log.capturing { Result { try JobExecutor(store: store).run(record, context: context) } }
     }
 

@@ -11,13 +11,15 @@ struct ServeCommand: AsyncParsableCommand {
             MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_SHUTDOWN_GRACE, \
             MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_AUTH_TOKENS, \
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
-            MEDIAD_JOB_TIMEOUT_CEILING. A flag wins over the environment.
+            MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_MIN_FREE_DISK. A flag wins over the environment.
 
             Each job runs in its own `mediad worker` process, limited in address space (--job-memory), output \
             file size (--max-output), CPU time and open files, and killed when it runs past its timeout: the \
             floor plus the input's size read as 128 kbit/s audio, at most the ceiling. A worker that crashes, \
             hangs or runs out of memory fails its job (worker_crashed, timeout, out_of_memory) and nothing \
-            else. --isolation none runs jobs in the server process instead, for trusted input. SIGTERM or SIGINT stops accepting connections, \
+            else. --isolation none runs jobs in the server process instead, for trusted input. Uploads get 507 and \
+            running jobs fail with insufficient_storage before the data directory's disk has less than \
+            --min-free-disk free. SIGTERM or SIGINT stops accepting connections, \
             lets running jobs finish for the grace period, puts the rest back in the queue and exits 0.
 
             Example: mediad serve --port 8080 --data-dir /var/lib/mediad --workers 2
@@ -77,6 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Longest time a job may run before it is killed: seconds, or with s, m, h (default 6h).")
     var jobTimeoutCeiling: String?
 
+    @Option(
+        help:
+            "Free space uploads and outputs leave on the data directory's disk: bytes, or with K, M, G; 0 turns it off (default 256M)."
+    )
+    var minFreeDisk: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func value(_ flag: String?, _ name: String) -> String? { flag ?? environment["MEDIAD_" + name] }
@@ -97,6 +105,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let size = try value(maxUpload, "MAX_UPLOAD").map({ try Self.bytes($0, "max-upload") }) {
             configuration.maxUpload = size
+        }
+        if let size = try value(minFreeDisk, "MIN_FREE_DISK").map({
+            $0 == "0" ? 0 : try Self.bytes($0, "min-free-disk")
+        }) {
+            configuration.minFreeDisk = size
         }
         try isolationSettings(&configuration.isolation, value)
         if let time = try value(retention, "RETENTION").map({ try Self.seconds($0, "retention") }) {

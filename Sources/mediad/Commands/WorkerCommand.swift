@@ -27,9 +27,13 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "CPU time the worker may use, in seconds.")
     var cpuTime: Int
 
+    @Option(help: "Free bytes the job's outputs leave on the data directory's disk (0: no reserve).")
+    var minFreeDisk: Int64 = 0
+
     func run() throws {
         JobWorker.run(
             dataDirectory: dataDir, id: job,
-            limits: WorkerLimits(memory: jobMemory, maxOutput: maxOutput, cpuSeconds: cpuTime))
+            limits: WorkerLimits(memory: jobMemory, maxOutput: maxOutput, cpuSeconds: cpuTime),
+            minimumFreeBytes: minFreeDisk)
     }
 }
