@@ -41,6 +41,30 @@ import Testing
         #expect(try storeListing().uploads.isEmpty)
     }
 
+    /// A playlist whose segments live on a loopback HTTP listener: refused at upload as a playlist, and,
+    /// dressed as an MP4 (an `ftyp` box, the playlist in a `free` box) so that it passes the upload check,
+    /// read only by the MP4 demuxer, which finds no movie in it. Either way nothing ever connects to the listener.
+    @Test func playlistPointingAtALoopbackListenerMakesNoRequest() throws {
+        let listener = try LoopbackListener()
+        let text = Array(
+            "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nhttp://127.0.0.1:\(listener.port)/segment.ts\n#EXT-X-ENDLIST\n"
+                .utf8)
+        let playlist = try scratch.write("playlist.mp4", text)
+        for kind in ["remux", "demux", "decode"] {
+            #expect(try Curl.run(server.url("/jobs/\(kind)"), ["-T", playlist]).status == 415, "\(kind)")
+        }
+        #expect(try Curl.run(server.url("/probe"), ["-T", playlist]).status == 415)
+        let ftyp: [UInt8] = [0, 0, 0, 16] + Array("ftypisom".utf8) + [0, 0, 2, 0]
+        let free = withUnsafeBytes(of: UInt32(8 + text.count).bigEndian, Array.init) + Array("free".utf8) + text
+        let disguised = try scratch.write("disguised.mp4", ftyp + free)
+        let job = try Curl.run(server.url("/jobs/remux?wait=30"), ["-T", disguised]).json
+        #expect(job["state"] as? String == "failed", "\(job)")
+        #expect((job["error"] as? [String: Any])?["code"] as? String == "invalid_input", "\(job)")
+        let probe = try Curl.run(server.url("/probe"), ["-T", disguised])
+        #expect(probe.status == 422, "\(probe.text)")
+        #expect(listener.acceptedConnections() == 0, "libav made a request to the listener")
+    }
+
     @Test func concatListsTextAndRandomBytesAreRefused() throws {
         let concat = try scratch.write("list.mp4", Array("ffconcat version 1.0\nfile '/etc/passwd'\n".utf8))
         var generator = SeededBytes(seed: 11)

@@ -21,11 +21,14 @@ import Testing
         let digest = try Command.run("sha256sum", [big]).text.prefix(64)
         #expect(inputs?.first?["sha256"] as? String == String(digest))
         let id = try #require(reply.json["id"] as? String)
-        let cancelled = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"]).json
-        let end = try Curl.run(server.url("/jobs/\(id)?wait=60")).json
-        #expect(
-            ["cancelled", "succeeded"].contains(end["state"] as? String ?? ""),
-            "\(cancelled["state"] ?? "") then \(end)")
+        // On a loaded machine the job may already have finished (then DELETE removes it: 204).
+        let deleted = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"])
+        let end = try Curl.run(server.url("/jobs/\(id)?wait=60"))
+        if deleted.status == 204 {
+            #expect(end.status == 404)
+        } else {
+            #expect(["cancelled", "succeeded"].contains(end.json["state"] as? String ?? ""), "\(end.text)")
+        }
     }
 
     @Test func multiGigabyteDownloadKeepsMemoryFlat() throws {
