@@ -62,10 +62,11 @@ public struct LogLineHandler: LogHandler {
         }
     }
 
-    /// Writes a whole line with one `write(2)`, so lines from several threads never interleave.
+    /// Writes the line to fd 2 with one `write(2)` (more only if the kernel takes part of it), unbuffered:
+    /// lines up to 4 KiB (`PIPE_BUF`) from several threads never interleave, and none waits in a buffer.
     public static let standardError: @Sendable (String) -> Void = { line in
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
+        let bytes = Array(line.utf8)
+        bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
