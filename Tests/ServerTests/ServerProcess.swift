@@ -59,7 +59,7 @@ final class ServerProcess: @unchecked Sendable {
         process.standardOutput = output
         if let logFile {
             if !FileManager.default.fileExists(atPath: logFile) {
-                FileManager.default.createFile(atPath: logFile, contents: nil)
+                _ = FileManager.default.createFile(atPath: logFile, contents: nil)
             }
             let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
             try log.seekToEnd()
