@@ -11,6 +11,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -19,18 +22,22 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
         ),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "MediaCore", dependencies: ["CFFmpeg"]),
         .target(name: "MediaJobs", dependencies: ["MediaCore"]),
         .target(name: "JobStore", dependencies: ["COpenSSL"]),
         .target(
             name: "Server",
             dependencies: [
-                "MediaJobs", "JobStore",
+                "MediaJobs", "JobStore", "CZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(
@@ -38,6 +45,7 @@ let package = Package(
             dependencies: [
                 "MediaJobs", "Server",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -45,6 +53,9 @@ let package = Package(
         .testTarget(name: "MediaJobsTests", dependencies: ["MediaJobs", "TestSupport"]),
         .testTarget(name: "mediadTests", dependencies: ["TestSupport"]),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore", "TestSupport"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "TestSupport"], exclude: ["openapi_check.py"]),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: ["Server", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            exclude: ["openapi_check.py"]),
     ]
 )

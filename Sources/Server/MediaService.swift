@@ -22,6 +22,8 @@ final class MediaService: Responder {
     }
 
     func respond(to request: Request) async -> Response {
+        let match = router.match(request.method, path: request.path)
+        if case .found(let route, _) = match { request.route = route.route.pattern }
         if let tokens = configuration.accessTokens, request.path != "/healthz", request.path != "/readyz" {
             guard let caller = tokens.caller(authorization: request.head.headers.first(name: "authorization")) else {
                 return .error(
@@ -31,7 +33,7 @@ final class MediaService: Responder {
             }
             request.caller = caller
         }
-        switch router.match(request.method, path: request.path) {
+        switch match {
         case .notFound:
             return .error(.notFound("no route for \(request.path)"))
         case .methodNotAllowed(let allowed):
@@ -70,6 +72,7 @@ final class MediaService: Responder {
         case .health: .json(["status": "ok"])
         case .readiness: try await readiness()
         case .openAPI: try await openAPI()
+        case .metrics: await metrics()
         }
     }
 

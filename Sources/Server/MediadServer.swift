@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import JobStore
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -11,9 +12,14 @@ public enum MediadServer {
     public static func run(_ configuration: ServerConfiguration, listening: @Sendable (Int) -> Void) async throws
         -> Never
     {
+        LogLineHandler.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        ServiceMetrics.bootstrap()
+        let logger = Logger(label: "mediad")
         let store = try JobStore(root: configuration.dataDirectory, minimumFreeBytes: configuration.minFreeDisk)
         let threadPool = NIOThreadPool.singleton
-        JobLog.install(verbose: ProcessInfo.processInfo.environment["MEDIAD_LOG"] == "verbose")
+        JobLog.install(
+            verbose: ProcessInfo.processInfo.environment["MEDIAD_LOG"] == "verbose",
+            unattributed: Logger(label: "mediad.libav"))
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
             isolation: configuration.isolation)
@@ -24,11 +30,19 @@ public enum MediadServer {
             responder: service, headTimeout: .milliseconds(Int64(configuration.headerTimeout * 1000)),
             bodyIdleTimeout: .milliseconds(Int64(configuration.bodyIdleTimeout * 1000)))
         listening(server.localPort)
+        logger.info(
+            "listening",
+            metadata: [
+                "host": .string(configuration.host), "port": .stringConvertible(server.localPort),
+                "workers": .stringConvertible(configuration.workers),
+                "isolation": .string(configuration.isolation.mode.rawValue),
+            ])
 
         let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number)
             source.setEventHandler {
+                logger.info("shutting down", metadata: ["signal": .stringConvertible(number)])
                 Task {
                     await server.stopAccepting()
                     await jobs.drain(grace: configuration.shutdownGrace)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Everything `mediad serve` can be told, with the defaults of DESIGN.md.
 public struct ServerConfiguration: Sendable {
@@ -30,6 +31,10 @@ public struct ServerConfiguration: Sendable {
     public var openAPIPath: String? = nil
     /// Whether jobs run in worker processes, and their limits there.
     public var isolation = IsolationSettings()
+    /// How log lines on stderr are written: `text` for people, `json` for log pipelines.
+    public var logFormat = LogLineHandler.Format.text
+    /// The least severe level logged (`info` logs every request and job transition).
+    public var logLevel = Logger.Level.info
 
     public init() {}
 }

@@ -8,6 +8,8 @@ final class ServerProcess: @unchecked Sendable {
     let dataDirectory: String
     let extraArguments: [String]
     let environment: [String: String]
+    /// Where the server's stderr (its log) goes; nil passes it through to the test's stderr.
+    let logFile: String?
     private(set) var process: Process
     private(set) var port = 0
     private let ownsDirectory: Bool
@@ -19,7 +21,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts a server; `dataDirectory` nil makes a fresh temporary one (removed at release).
-    init(dataDirectory: String? = nil, _ arguments: [String] = [], environment: [String: String] = [:]) throws {
+    init(
+        dataDirectory: String? = nil, _ arguments: [String] = [], environment: [String: String] = [:],
+        logFile: String? = nil
+    ) throws {
         if let dataDirectory {
             self.dataDirectory = dataDirectory
             ownsDirectory = false
@@ -32,6 +37,7 @@ final class ServerProcess: @unchecked Sendable {
         }
         extraArguments = arguments
         self.environment = environment
+        self.logFile = logFile
         process = Process()
         try launch()
     }
@@ -51,7 +57,16 @@ final class ServerProcess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        if let logFile {
+            if !FileManager.default.fileExists(atPath: logFile) {
+                _ = FileManager.default.createFile(atPath: logFile, contents: nil)
+            }
+            let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
+            try log.seekToEnd()
+            process.standardError = log
+        } else {
+            process.standardError = FileHandle.standardError
+        }
         try process.run()
         var line = Data()
         let reader = output.fileHandleForReading

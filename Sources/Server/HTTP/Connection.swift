@@ -5,6 +5,7 @@ import NIOHTTP1
 /// turn in NIO's pipelining handler), until the client closes or a response requires closing.
 struct Connection {
     let responder: any Responder
+    let accessLog: AccessLog
     /// Longest request target (path and query) accepted; longer ones get 414.
     static let maxTargetLength = 8192
 
@@ -23,6 +24,9 @@ struct Connection {
     private func serve(
         _ head: HTTPRequestHead, parts: InboundParts, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws -> Bool {
+        let started = ContinuousClock.now
+        let requestID = RequestID.resolve(head.headers.first(name: RequestID.header))
+        var route: String?
         let chunked = head.headers["transfer-encoding"].contains { $0.lowercased().contains("chunked") }
         let length = head.headers.first(name: "content-length").flatMap { Int64($0) } ?? 0
         let body = RequestBody(source: parts, expectsBody: chunked || length > 0)
@@ -40,6 +44,7 @@ struct Connection {
             }
             let request = try Request(head: head, body: body)
             response = await responder.respond(to: request)
+            route = request.route
         } catch let error as ServiceError {
             response = .error(error)
         }
@@ -52,6 +57,15 @@ struct Connection {
             } else if !(try await body.discard(limit: 1 << 20)) {
                 keepOpen = false
             }
+        }
+        response.headers.replaceOrAdd(name: RequestID.header, value: requestID)
+        ResponseCompression.apply(to: &response, acceptEncoding: head.headers["accept-encoding"])
+        defer {
+            let sent = head.method == .HEAD || response.status == .notModified ? 0 : response.bodyLength
+            accessLog.record(
+                AccessLog.Entry(
+                    method: head.method, uri: head.uri, route: route, status: response.status, sent: sent,
+                    received: body.received, duration: ContinuousClock.now - started, requestID: requestID))
         }
         try await write(response, for: head, keepOpen: keepOpen, to: outbound)
         return keepOpen

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -11,6 +12,7 @@ import NIOPosix
 public final class HTTPServer: Sendable {
     private let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
     private let responder: any Responder
+    private let accessLog = AccessLog(logger: Logger(label: "mediad.http"))
 
     /// The port the server listens on (useful with port 0).
     public var localPort: Int { channel.channel.localAddress?.port ?? 0 }
@@ -20,6 +22,7 @@ public final class HTTPServer: Sendable {
         headTimeout: TimeAmount = .seconds(30), bodyIdleTimeout: TimeAmount = .seconds(60)
     ) async throws {
         self.responder = responder
+        let accessLog = accessLog
         channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -30,7 +33,7 @@ public final class HTTPServer: Sendable {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: false)
                     try channel.pipeline.syncOperations.addHandlers([
-                        ProtocolErrorResponder(),
+                        ProtocolErrorResponder(accessLog: accessLog),
                         RequestDeadline(headTimeout: headTimeout, bodyIdleTimeout: bodyIdleTimeout),
                         FileRegionCloser(),
                     ])
@@ -42,7 +45,7 @@ public final class HTTPServer: Sendable {
 
     /// Accepts connections until `stopAccepting()`; connections already open are served to their end.
     func run() async {
-        let connection = Connection(responder: responder)
+        let connection = Connection(responder: responder, accessLog: accessLog)
         try? await withThrowingDiscardingTaskGroup { group in
             try await channel.executeThenClose { connections in
                 for try await client in connections {

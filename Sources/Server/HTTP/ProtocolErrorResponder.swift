@@ -10,7 +10,12 @@ final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandle
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
+    private let accessLog: AccessLog
     private var responseInProgress = false
+
+    init(accessLog: AccessLog) {
+        self.accessLog = accessLog
+    }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         guard let parserError = error as? HTTPParserError else {
@@ -28,15 +33,21 @@ final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandle
                     (.badRequest, "invalid_request", "the request is not valid HTTP/1.1 (\(parserError))")
                 }
             let body = ByteBuffer(string: "{\"error\":{\"code\":\"\(code)\",\"message\":\"\(message)\"}}\n")
+            // The head could not be parsed, so there is no client id to echo: always a fresh one.
+            let requestID = RequestID.generate()
             let headers = HTTPHeaders([
                 ("connection", "close"), ("content-type", "application/json"),
-                ("content-length", String(body.readableBytes)),
+                ("content-length", String(body.readableBytes)), (RequestID.header, requestID),
             ])
             context.write(
                 wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
                 promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            accessLog.record(
+                AccessLog.Entry(
+                    method: .RAW(value: "INVALID"), uri: "", route: nil, status: status, sent: body.readableBytes,
+                    received: 0, duration: .zero, requestID: requestID))
         }
         context.fireErrorCaught(error)
     }

@@ -11,6 +11,8 @@ final class Request {
     let body: RequestBody
     /// Who sent it, when the server has API tokens.
     var caller: AccessTokens.Caller?
+    /// The template of the route it matched (`/jobs/{id}`), for logs and metrics.
+    var route: String?
 
     init(head: HTTPRequestHead, body: RequestBody) throws {
         self.head = head

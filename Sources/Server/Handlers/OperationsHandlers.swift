@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 extension MediaService {
     /// `GET /readyz`: ready while the store is reachable and the server is not shutting down.
@@ -12,6 +13,15 @@ extension MediaService {
             throw ServiceError(.serviceUnavailable, "not_ready", "the data directory \(root) is not writable")
         }
         return .json(["status": "ready"])
+    }
+
+    /// `GET /metrics`: every metric in Prometheus text format, with the queue gauges sampled now.
+    func metrics() async -> Response {
+        let load = await jobs.load()
+        ServiceMetrics.setLoad(queued: load.queued, running: load.running)
+        return Response(
+            status: .ok, headers: ["content-type": "text/plain; version=0.0.4; charset=utf-8"],
+            body: .bytes(ByteBuffer(bytes: ServiceMetrics.exposition())))
     }
 
     /// `GET /openapi.yaml`: the spec this server implements.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MediaCore
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 ///
 /// libav logs through one process-wide callback; the worker thread running a job registers the job's log
 /// as its thread-local destination, and `JobLog.install()` routes each line to the log of the thread
-/// that emitted it (lines from no job's thread go to stderr). Lines libav emits on its own helper threads
+/// that emitted it (errors from no job's thread go to the server's log). Lines libav emits on its own helper threads
 /// (frame-threaded decoding) are not attributed to a job.
 final class JobLog: Sendable {
     private let handle: Mutex<FileHandle?>
@@ -52,13 +53,14 @@ final class JobLog: Sendable {
         return key
     }()
 
-    /// Routes libav's log lines (warnings and errors, or everything with `verbose`) to the job logs.
-    static func install(verbose: Bool) {
+    /// Routes libav's log lines (warnings and errors, or everything with `verbose`) to the job logs, and
+    /// errors logged outside any job to `unattributed`.
+    static func install(verbose: Bool, unattributed: Logger) {
         LibavLog.configure(level: verbose ? 40 : 24) { level, line in
             if let log = JobLog.current {
                 log.write("libav: \(line)")
             } else if level <= 16 {
-                FileHandle.standardError.write(Data("libav: \(line)\n".utf8))
+                unattributed.error("\(line)")
             }
         }
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import JobStore
+import Logging
 import MediaCore
 import MediaJobs
 import NIOPosix
@@ -30,6 +31,7 @@ actor JobService {
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
     private var accepting = true
     private let workQueue = DispatchQueue(label: "mediad.jobs", qos: .userInitiated, attributes: .concurrent)
+    private let events = JobEvents(logger: Logger(label: "mediad.jobs"))
 
     init(store: JobStore, threadPool: NIOThreadPool, workers: Int, maxQueued: Int, isolation: IsolationSettings) {
         self.store = store
@@ -43,14 +45,16 @@ actor JobService {
     func start() async throws {
         let scan = try await io { [store] in try store.loadAll() }
         for unreadable in scan.unreadable {
-            FileHandle.standardError.write(
-                Data("mediad: job \(unreadable.id) is unreadable and was skipped: \(unreadable.error)\n".utf8))
+            events.logger.error(
+                "job is unreadable and was skipped",
+                metadata: ["job_id": .string(unreadable.id), "error": .string("\(unreadable.error)")])
         }
         let loaded = scan.records
         let now = Date()
         for record in loaded.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
             let recovered = Recovery.recover(record, now: now)
             if recovered != record { try await save(recovered) }
+            if recovered.state != record.state { events.changed(recovered, from: record.state) }
             records[record.id] = recovered
             if recovered.state == .queued { queue.append(record.id) }
         }
@@ -68,6 +72,7 @@ actor JobService {
     func enqueue(_ record: JobRecord) {
         records[record.id] = record
         queue.append(record.id)
+        events.changed(record, from: nil)
         startNext()
     }
 
@@ -81,6 +86,9 @@ actor JobService {
     }
 
     func allRecords() -> [JobRecord] { records.keys.compactMap(record) }
+
+    /// Jobs waiting in the queue and jobs running now.
+    func load() -> (queued: Int, running: Int) { (queue.count, running.count) }
 
     /// Waits until the job ends or `seconds` pass; returns the record then.
     func wait(for id: String, seconds: Double) async -> JobRecord? {
@@ -136,6 +144,7 @@ actor JobService {
             record.attempts += 1
             record.progress = 0
             records[id] = record
+            events.changed(record, from: .queued)
             let run = RunningJob()
             running[id] = run
             let started = record
@@ -206,6 +215,7 @@ actor JobService {
                 record.progress = 0
                 record.startedAt = nil
                 records[id] = record
+                events.changed(record, from: .running)
                 try await save(record)
                 queue.insert(id, at: 0)
             case (.failure(let error as MediaError), _) where error.code == .cancelled:
@@ -217,17 +227,20 @@ actor JobService {
                 try await finish(id, state: .failed, error: JobError(code: "internal_error", message: "\(error)"))
             }
         } catch {
-            FileHandle.standardError.write(Data("mediad: recording the end of job \(id) failed: \(error)\n".utf8))
+            events.logger.error(
+                "recording the end of a job failed", metadata: ["job_id": .string(id), "error": .string("\(error)")])
         }
     }
 
     private func finish(_ id: String, state: JobState, error: JobError?) async throws {
         guard var record = records[id] else { return }
+        let previous = record.state
         record.state = state
         record.error = error
         record.finishedAt = Date()
         if state == .succeeded { record.progress = 1 }
         records[id] = record
+        events.changed(record, from: previous)
         try await save(record)
         wakeAll(id)
     }

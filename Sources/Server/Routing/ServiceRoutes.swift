@@ -4,7 +4,7 @@ import NIOHTTP1
 /// `openapi.yaml` compares the spec's paths with it, so the two cannot drift apart.
 public enum ServiceRoute: String, CaseIterable, Sendable {
     case createJob, createJobByPut, listJobs, showJob, deleteJob, downloadOutput, downloadPrimaryOutput, showLog
-    case probe, probeByPut, health, readiness, openAPI
+    case probe, probeByPut, health, readiness, openAPI, metrics
 
     public var route: Route {
         switch self {
@@ -22,6 +22,7 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         case .health: Route(.GET, "/healthz")
         case .readiness: Route(.GET, "/readyz")
         case .openAPI: Route(.GET, "/openapi.yaml")
+        case .metrics: Route(.GET, "/metrics")
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Server
 
 struct ServeCommand: AsyncParsableCommand {
@@ -11,7 +12,8 @@ struct ServeCommand: AsyncParsableCommand {
             MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_SHUTDOWN_GRACE, \
             MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_AUTH_TOKENS, \
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
-            MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_MIN_FREE_DISK. A flag wins over the environment.
+            MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL. A flag wins over \
+            the environment.
 
             Each job runs in its own `mediad worker` process, limited in address space (--job-memory), output \
             file size (--max-output), CPU time and open files, and killed when it runs past its timeout: the \
@@ -21,6 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
             running jobs fail with insufficient_storage before the data directory's disk has less than \
             --min-free-disk free. SIGTERM or SIGINT stops accepting connections, \
             lets running jobs finish for the grace period, puts the rest back in the queue and exits 0.
+
+            Logs go to stderr, one line per request and per job state change, as text or as JSON objects \
+            (--log-format json). GET /metrics serves Prometheus metrics.
 
             Example: mediad serve --port 8080 --data-dir /var/lib/mediad --workers 2
             """)
@@ -85,6 +90,12 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var minFreeDisk: String?
 
+    @Option(help: "How log lines on stderr are written: text or json (default text).")
+    var logFormat: String?
+
+    @Option(help: "Least severe level logged: trace, debug, info, notice, warning, error, critical (default info).")
+    var logLevel: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func value(_ flag: String?, _ name: String) -> String? { flag ?? environment["MEDIAD_" + name] }
@@ -125,6 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.shutdownGrace = time
         }
         configuration.openAPIPath = value(openapi, "OPENAPI")
+        try logSettings(&configuration, value)
         if let path = value(authTokens, "AUTH_TOKENS") {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ValidationError("cannot read the token file \(path)")
@@ -138,6 +150,22 @@ struct ServeCommand: AsyncParsableCommand {
         let host = configuration.host
         try await MediadServer.run(configuration) { port in
             FileHandle.standardOutput.write(Data("mediad: listening on http://\(host):\(port)\n".utf8))
+        }
+    }
+
+    private func logSettings(_ configuration: inout ServerConfiguration, _ value: (String?, String) -> String?) throws {
+        if let format = value(logFormat, "LOG_FORMAT") {
+            guard let parsed = LogLineHandler.Format(rawValue: format) else {
+                throw ValidationError("--log-format must be text or json, not '\(format)'")
+            }
+            configuration.logFormat = parsed
+        }
+        if let level = value(logLevel, "LOG_LEVEL") {
+            guard let parsed = Logger.Level(rawValue: level) else {
+                let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("--log-level must be one of \(names), not '\(level)'")
+            }
+            configuration.logLevel = parsed
         }
     }
 

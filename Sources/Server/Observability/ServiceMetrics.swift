@@ -1,0 +1,83 @@
+import CoreMetrics
+import Metrics
+import Prometheus
+
+/// The service's metrics, recorded through swift-metrics and exposed by swift-prometheus at `/metrics`.
+///
+/// Labels stay bounded: requests are labelled with the route's template (`/jobs/{id}`, or `unmatched`),
+/// never the raw path; jobs with their kind and state. Until `bootstrap()` runs (tests of parts, the
+/// `mediad worker` child) swift-metrics drops everything.
+enum ServiceMetrics {
+    /// Metric names, as they appear in the exposition.
+    enum Name {
+        static let requests = "mediad_http_requests_total"
+        static let requestDuration = "mediad_http_request_duration_seconds"
+        static let uploadedBytes = "mediad_uploaded_bytes_total"
+        static let servedBytes = "mediad_served_bytes_total"
+        static let jobs = "mediad_jobs_total"
+        static let jobDuration = "mediad_job_duration_seconds"
+        static let queued = "mediad_jobs_queued"
+        static let running = "mediad_jobs_running"
+        static let workerCrashes = "mediad_worker_crashes_total"
+    }
+
+    /// The route label of a request that matched no route.
+    static let unmatchedRoute = "unmatched"
+
+    /// The registry `/metrics` renders.
+    static var registry: PrometheusCollectorRegistry { PrometheusMetricsFactory.defaultRegistry }
+
+    /// Makes swift-metrics record into the Prometheus registry. Call once per process (the server's).
+    static func bootstrap() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[Name.requestDuration] = [
+            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5), .seconds(30),
+            .seconds(120),
+        ]
+        factory.durationHistogramBuckets[Name.jobDuration] = [
+            .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5), .seconds(15), .seconds(60),
+            .seconds(300), .seconds(900), .seconds(3600), .seconds(6 * 3600),
+        ]
+        MetricsSystem.bootstrap(factory)
+        setLoad(queued: 0, running: 0)
+    }
+
+    /// One answered request.
+    static func request(method: String, route: String?, status: UInt, duration: Duration, received: Int64, sent: Int) {
+        let route = route ?? unmatchedRoute
+        Counter(label: Name.requests, dimensions: [("method", method), ("route", route), ("status", String(status))])
+            .increment()
+        Timer(label: Name.requestDuration, dimensions: [("method", method), ("route", route)])
+            .recordNanoseconds(nanoseconds(duration))
+        if received > 0 { Counter(label: Name.uploadedBytes).increment(by: received) }
+        if sent > 0 { Counter(label: Name.servedBytes).increment(by: sent) }
+    }
+
+    /// A job that reached a final state after running for `ran` (nil if it never started).
+    static func jobFinished(kind: String, state: String, ran: Duration?) {
+        Counter(label: Name.jobs, dimensions: [("kind", kind), ("state", state)]).increment()
+        if let ran { Timer(label: Name.jobDuration, dimensions: [("kind", kind)]).recordNanoseconds(nanoseconds(ran)) }
+    }
+
+    /// A job's worker process died by a signal or ran out of memory.
+    static func workerCrashed(kind: String) {
+        Counter(label: Name.workerCrashes, dimensions: [("kind", kind)]).increment()
+    }
+
+    /// The queue depth and the jobs running now, sampled when `/metrics` is read.
+    static func setLoad(queued: Int, running: Int) {
+        Gauge(label: Name.queued).record(queued)
+        Gauge(label: Name.running).record(running)
+    }
+
+    /// The exposition in Prometheus text format 0.0.4.
+    static func exposition() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
