@@ -16,7 +16,7 @@ public enum MediadServer {
         JobLog.install(verbose: ProcessInfo.processInfo.environment["MEDIAD_LOG"] == "verbose")
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
-            isolation: configuration.isolation)
+            isolation: configuration.isolation, replicas: configuration.replicas)
         try await jobs.start()
         let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
         let server = try await HTTPServer(

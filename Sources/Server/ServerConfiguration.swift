@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var openAPIPath: String? = nil
     /// Whether jobs run in worker processes, and their limits there.
     public var isolation = IsolationSettings()
+    /// Shared-store mode for several replicas on one data directory; nil for a single server (the default).
+    public var replicas: ReplicaSettings? = nil
 
     public init() {}
 }

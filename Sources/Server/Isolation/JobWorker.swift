@@ -13,6 +13,7 @@ public enum JobWorker {
     /// Runs the job and exits: 0 when a final message was written (success or failure), 1 otherwise.
     public static func run(dataDirectory: String, id: String, limits: WorkerLimits) -> Never {
         closeInheritedSockets()
+        exitWithParent()
         let message: WorkerMessage
         do {
             try limits.apply()
@@ -38,6 +39,16 @@ public enum JobWorker {
         let context = JobContext(reportProgress: { progress.report($0) })
         let outcome = try JobExecutor(store: store).run(record, context: context)
         return WorkerMessage.Success(warnings: outcome.warnings, result: outcome.result)
+    }
+
+    /// Ends this worker as soon as its server is gone (killed with SIGKILL, say): in a shared store another
+    /// replica takes the job over once the lease lapses, and an orphan must not keep writing its outputs.
+    private static func exitWithParent() {
+        let parent = getppid()
+        Thread.detachNewThread {
+            while getppid() == parent { usleep(200_000) }
+            _exit(1)
+        }
     }
 
     /// Closes the server's sockets (client connections, the listener) that the spawn let through, so a

@@ -1,0 +1,188 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Three `mediad serve --shared-store` replicas on one data directory, a few hundred jobs submitted with
+/// curl round-robin, one replica SIGKILLed mid-way: every job ends exactly once, no two runs of a job
+/// overlap, runs cut short by the kill are taken over (one more attempt), every output is valid.
+@Suite(.serialized) struct SharedStoreTests {
+    static let smallJobs = 240
+    static let leaseTTL = 6.0
+
+    static func replica(_ name: String, data: String) throws -> ServerProcess {
+        try ServerProcess(
+            dataDirectory: data,
+            [
+                "--shared-store", "--replica-id", name, "--lease-ttl", "\(Int(leaseTTL))s", "--heartbeat", "0.5s",
+                "--isolation", "none", "--workers", "2", "--max-queued", "1000",
+            ])
+    }
+
+    /// Submits `file` as a job and returns its id.
+    static func submit(_ server: ServerProcess, _ path: String, _ file: String) throws -> String {
+        let reply = try Curl.run(server.url(path), ["-T", file])
+        // 200 when the job already ended by the time the answer was written.
+        #expect([200, 202].contains(reply.status), "\(path) on \(server.port): \(reply.status) \(reply.text)")
+        return try #require(reply.json["id"] as? String, "\(reply.text)")
+    }
+
+    /// Every job the server lists, by id, following the cursor.
+    static func listing(_ server: ServerProcess) throws -> [String: [String: Any]] {
+        var jobs: [String: [String: Any]] = [:]
+        var cursor: String?
+        repeat {
+            let query = "/jobs?limit=100" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let page = try Curl.run(server.url(query)).json
+            for job in page["jobs"] as? [[String: Any]] ?? [] { jobs[job["id"] as? String ?? ""] = job }
+            cursor = page["next_cursor"] as? String
+        } while cursor != nil
+        return jobs
+    }
+
+    @Test func threeReplicasOneKilledEveryJobEndsOnce() throws {
+        let scratch = try Scratch("replicas")
+        let data = scratch.file("data")
+        let movie = try Fixtures.h264AacMP4()
+        let tone = try Fixtures.wav()
+        let long = scratch.file("long.wav")
+        try Command.run(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=240:sample_rate=48000", "-ac", "2", long])
+        let servers = try ["r1", "r2", "r3"].map { try Self.replica($0, data: data) }
+        let started = Date()
+
+        var ids: [String] = []
+        let kinds = ["/jobs/remux?format=mkv", "/jobs/remux?format=mp4&faststart=true", "/jobs/encode?format=m4a"]
+        func submitSmall(_ index: Int, on live: [ServerProcess]) throws {
+            let path = kinds[index % kinds.count]
+            ids.append(try Self.submit(live[index % live.count], path, path.contains("encode") ? tone : movie))
+        }
+        for index in 0..<(Self.smallJobs * 2 / 3) { try submitSmall(index, on: servers) }
+
+        // Long jobs on r3, which is killed while at least one of them runs there.
+        let longIDs = try (0..<3).map { _ in try Self.submit(servers[2], "/jobs/encode?format=m4a", long) }
+        ids += longIDs
+        let deadline = Date().addingTimeInterval(60)
+        var runningOnR3 = false
+        while !runningOnR3 && Date() < deadline {
+            runningOnR3 = try longIDs.contains { id in
+                let job = try Curl.run(servers[0].url("/jobs/\(id)")).json
+                return job["state"] as? String == "running" && job["replica"] as? String == "r3"
+            }
+            if !runningOnR3 { usleep(100_000) }
+        }
+        try #require(runningOnR3, "no long job ran on r3 within 60 s")
+        let killedAt = Date()
+        servers[2].stop(SIGKILL)
+        let live = Array(servers[0..<2])
+        for index in (Self.smallJobs * 2 / 3)..<Self.smallJobs { try submitSmall(index, on: live) }
+
+        // Long-poll a long job on a replica that did not take it: it ends after the takeover.
+        let longEnd = try Curl.run(live[0].url("/jobs/\(longIDs[0])?wait=120")).json
+        #expect(longEnd["state"] as? String == "succeeded", "\(longEnd)")
+
+        var listed: [String: [String: Any]] = [:]
+        while Date() < started.addingTimeInterval(170) {
+            listed = try Self.listing(live[0])
+            if ids.allSatisfy({ ["succeeded", "failed", "cancelled"].contains(listed[$0]?["state"] as? String ?? "") })
+            {
+                break
+            }
+            sleep(1)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(Set(listed.keys) == Set(ids), "r1 lists every job, wherever it was created")
+        #expect(Set(try Self.listing(live[1]).keys) == Set(ids), "r2 lists every job")
+
+        let store = data + "/jobs/"
+        var takenOver = 0
+        for id in ids {
+            let job = try #require(listed[id], "\(id) is not listed")
+            #expect(job["state"] as? String == "succeeded", "\(id): \(job)")
+            let runs = try RunLog(path: store + id + "/runs")
+            let attempts = job["attempts"] as? Int ?? 0
+            // A replica killed between writing a run's start and saving the record leaves one line more.
+            let cutShort = runs.runs.contains { $0.replica == "r3" && $0.end == nil }
+            #expect(
+                runs.runs.count == attempts || (cutShort && runs.runs.count == attempts + 1),
+                "\(id): \(attempts) attempts, runs \(runs.runs)")
+            #expect(
+                runs.problems(killed: "r3", killedAt: killedAt).isEmpty,
+                "\(id): \(runs.problems(killed: "r3", killedAt: killedAt))")
+            #expect(runs.runs.last?.replica == job["replica"] as? String)
+            if attempts > 1 { takenOver += 1 }
+            let output = try #require((job["outputs"] as? [[String: Any]])?.first?["name"] as? String)
+            let format = try Oracle.format(store + id + "/outputs/" + output)
+            #expect(Double(format["duration"] as? String ?? "") ?? 0 > 1, "\(id)/\(output) is not valid media")
+        }
+        #expect(takenOver >= 1, "a run cut short by the kill was taken over")
+        for id in longIDs { #expect(listed[id]?["replica"] as? String != "r3") }
+
+        // Any replica serves any output.
+        for id in ids.enumerated().filter({ $0.offset % 40 == 0 }).map(\.element) {
+            let job = try #require(listed[id])
+            let sha = (job["outputs"] as? [[String: Any]])?.first?["sha256"] as? String
+            let download = try Command.run("sh", ["-c", "curl -sS \(live[1].url("/jobs/\(id)/output")) | sha256sum"])
+            #expect(download.text.prefix(64) == sha?.prefix(64), "download of \(id) from r2")
+        }
+        print("shared store: \(ids.count) jobs on 3 replicas (one killed), \(takenOver) taken over, \(Int(elapsed)) s")
+    }
+}
+
+/// A job's `runs` file: `<replica> <attempt> <time> start` and `<replica> <attempt> <time> end <outcome>`.
+struct RunLog {
+    struct Run {
+        var replica: String
+        var attempt: Int
+        var start: Date
+        var end: Date?
+        var outcome: String?
+    }
+
+    var runs: [Run] = []
+
+    init(path: String) throws {
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+            let words = line.split(separator: " ").map(String.init)
+            guard words.count >= 4, let attempt = Int(words[1]), let time = Self.date(words[2]) else {
+                runs.append(Run(replica: "unparsable: \(line)", attempt: 0, start: .distantFuture))
+                continue
+            }
+            if words[3] == "start" {
+                runs.append(Run(replica: words[0], attempt: attempt, start: time))
+            } else if let index = runs.lastIndex(where: {
+                $0.replica == words[0] && $0.attempt == attempt && $0.end == nil
+            }) {
+                runs[index].end = time
+                runs[index].outcome = words.count > 4 ? words[4] : "?"
+            } else {
+                runs.append(Run(replica: "end without start: \(line)", attempt: attempt, start: .distantFuture))
+            }
+        }
+    }
+
+    /// What breaks "each job ran on one replica at a time and ended once": overlapping runs, a run left
+    /// open by a replica that was not killed, more than one run reaching an end, a run after the end.
+    func problems(killed: String, killedAt: Date) -> [String] {
+        var problems: [String] = []
+        let ordered = runs.sorted { $0.start < $1.start }
+        for (run, next) in zip(ordered, ordered.dropFirst()) {
+            if run.end == nil && run.replica != killed { problems.append("\(run) never ended") }
+            let end = run.end ?? killedAt
+            if end > next.start { problems.append("\(run) overlaps \(next)") }
+            if ["succeeded", "failed", "cancelled"].contains(run.outcome ?? "") {
+                problems.append("\(next) after the end")
+            }
+        }
+        if ordered.filter({ ["succeeded", "failed", "cancelled"].contains($0.outcome ?? "") }).count != 1 {
+            problems.append("not exactly one run ended the job: \(ordered)")
+        }
+        return problems
+    }
+
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+}
