@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -96,6 +97,7 @@ import Testing
 
         let store = data + "/jobs/"
         var takenOver = 0
+        var outputs: [String] = []
         for id in ids {
             let job = try #require(listed[id], "\(id) is not listed")
             #expect(job["state"] as? String == "succeeded", "\(id): \(job)")
@@ -112,9 +114,18 @@ import Testing
             #expect(runs.runs.last?.replica == job["replica"] as? String)
             if attempts > 1 { takenOver += 1 }
             let output = try #require((job["outputs"] as? [[String: Any]])?.first?["name"] as? String)
-            let format = try Oracle.format(store + id + "/outputs/" + output)
-            #expect(Double(format["duration"] as? String ?? "") ?? 0 > 1, "\(id)/\(output) is not valid media")
+            outputs.append(store + id + "/outputs/" + output)
         }
+        let invalid = Mutex<[String]>([])
+        let files = outputs
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            let probe = try? Oracle.probe(files[index])
+            let duration = Double((probe?["format"] as? [String: Any])?["duration"] as? String ?? "") ?? 0
+            if duration <= 1 || (probe?["streams"] as? [Any] ?? []).isEmpty {
+                invalid.withLock { $0.append(files[index]) }
+            }
+        }
+        #expect(invalid.withLock { $0 } == [], "not valid media per ffprobe")
         #expect(takenOver >= 1, "a run cut short by the kill was taken over")
         for id in longIDs { #expect(listed[id]?["replica"] as? String != "r3") }
 
@@ -126,6 +137,55 @@ import Testing
             #expect(download.text.prefix(64) == sha?.prefix(64), "download of \(id) from r2")
         }
         print("shared store: \(ids.count) jobs on 3 replicas (one killed), \(takenOver) taken over, \(Int(elapsed)) s")
+    }
+
+    /// `DELETE` on one replica of a job running on another: the holder's heartbeat sees the cancel request
+    /// and stops it; then the finished job is deleted through the other replica and is gone from both.
+    @Test func cancelAndDeleteThroughAnotherReplica() throws {
+        let scratch = try Scratch("replicas-cancel")
+        let data = scratch.file("data")
+        let long = scratch.file("long.wav")
+        try Command.run(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=48000", "-ac", "2", long])
+        let servers = try ["c1", "c2"].map { try Self.replica($0, data: data) }
+        let id = try Self.submit(servers[0], "/jobs/encode?format=m4a", long)
+        var holder: String?
+        let deadline = Date().addingTimeInterval(60)
+        while holder == nil && Date() < deadline {
+            let job = try Curl.run(servers[1].url("/jobs/\(id)")).json
+            if job["state"] as? String == "running" { holder = job["replica"] as? String } else { usleep(100_000) }
+        }
+        let running = try #require(holder, "the job never ran")
+        let other = running == "c1" ? servers[1] : servers[0]
+        let cancel = try Curl.run(other.url("/jobs/\(id)"), ["-X", "DELETE"])
+        #expect(cancel.status == 200)
+        let end = try Curl.run(other.url("/jobs/\(id)?wait=30")).json
+        #expect(end["state"] as? String == "cancelled", "\(end)")
+        #expect((end["error"] as? [String: Any])?["code"] as? String == "cancelled")
+        let runs = try RunLog(path: data + "/jobs/\(id)/runs")
+        #expect(runs.runs.map(\.replica) == [running] && runs.runs.first?.outcome == "cancelled", "\(runs.runs)")
+
+        #expect(try Curl.run(other.url("/jobs/\(id)"), ["-X", "DELETE"]).status == 204)
+        for server in servers { #expect(try Curl.run(server.url("/jobs/\(id)")).status == 404) }
+        #expect(try Curl.run(servers[0].url("/jobs/\(id)"), ["-X", "DELETE"]).status == 404)
+    }
+
+    /// The run-log check can fail: overlapping runs, a second end, and a run left open by a replica that
+    /// was not killed are each reported.
+    @Test func runLogCheckFindsViolations() throws {
+        let scratch = try Scratch("runs")
+        let lines = [
+            "a 1 2026-01-01T00:00:00.000Z start", "b 2 2026-01-01T00:00:05.000Z start",
+            "a 1 2026-01-01T00:00:06.000Z end succeeded", "b 2 2026-01-01T00:00:07.000Z end succeeded",
+            "c 3 2026-01-01T00:00:08.000Z start", "d 4 2026-01-01T00:00:09.000Z start",
+        ]
+        let path = try scratch.write("runs", Array((lines.joined(separator: "\n") + "\n").utf8))
+        let problems = try RunLog(path: path).problems(killed: "d", killedAt: Date(timeIntervalSince1970: 0))
+        #expect(problems.contains { $0.contains("overlaps") })
+        #expect(problems.contains { $0.contains("after the end") })
+        #expect(problems.contains { $0.contains("never ended") })
+        #expect(problems.contains { $0.contains("not exactly one run") })
     }
 }
 
