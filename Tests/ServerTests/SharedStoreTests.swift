@@ -171,6 +171,43 @@ import Testing
         #expect(try Curl.run(servers[0].url("/jobs/\(id)"), ["-X", "DELETE"]).status == 404)
     }
 
+    /// SIGTERM on a replica running a job: after the shutdown grace it requeues the job and releases the
+    /// lease, so another replica takes it over at once (well before the lease would have expired).
+    @Test func aDrainingReplicaHandsItsJobOver() throws {
+        let scratch = try Scratch("replicas-drain")
+        let data = scratch.file("data")
+        let long = scratch.file("long.wav")
+        try Command.run(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=300:sample_rate=48000", "-ac", "2", long])
+        let first = try ServerProcess(
+            dataDirectory: data,
+            [
+                "--shared-store", "--replica-id", "d1", "--lease-ttl", "60s", "--heartbeat", "0.5s", "--isolation",
+                "none", "--shutdown-grace", "0.2s",
+            ])
+        let id = try Self.submit(first, "/jobs/encode?format=m4a", long)
+        let deadline = Date().addingTimeInterval(60)
+        while try Curl.run(first.url("/jobs/\(id)")).json["state"] as? String != "running" && Date() < deadline {
+            usleep(50_000)
+        }
+        let second = try ServerProcess(
+            dataDirectory: data,
+            [
+                "--shared-store", "--replica-id", "d2", "--lease-ttl", "60s", "--heartbeat", "0.5s", "--isolation",
+                "none",
+            ])
+        let stopped = Date()
+        #expect(first.stop(SIGTERM) == 0)
+        let end = try Curl.run(second.url("/jobs/\(id)?wait=120")).json
+        #expect(end["state"] as? String == "succeeded", "\(end)")
+        #expect(end["replica"] as? String == "d2" && end["attempts"] as? Int == 2)
+        let runs = try RunLog(path: data + "/jobs/\(id)/runs").runs
+        #expect(runs.map(\.replica) == ["d1", "d2"] && runs.map(\.outcome) == ["requeued", "succeeded"], "\(runs)")
+        let handover = (runs.last?.start ?? .distantFuture).timeIntervalSince(stopped)
+        #expect(handover < 30, "taken over \(handover) s after SIGTERM, not after the 60 s lease")
+    }
+
     /// The run-log check can fail: overlapping runs, a second end, and a run left open by a replica that
     /// was not killed are each reported.
     @Test func runLogCheckFindsViolations() throws {

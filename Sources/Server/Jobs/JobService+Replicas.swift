@@ -22,7 +22,7 @@ extension JobService {
         }
         for record in scan.records { records[record.id] = record }
         let unfinished = scan.records.filter { !$0.state.isTerminal }.map(\.id)
-        try await io { [store] in
+        try await leaseIO { [store] in
             for id in unfinished {
                 if let lease = try? store.currentLease(id: id), lease.replica == settings.replicaID {
                     try store.release(lease, id: id)
@@ -47,9 +47,9 @@ extension JobService {
     private func renewLeases(_ settings: ReplicaSettings) async {
         let held = leases.compactMap { id, lease in running[id].map { (id, lease, $0.progress) } }
         guard !held.isEmpty else { return }
-        let renewals =
-            await
-            (try? io { [store] () -> [(String, Int, Lease?, Bool)] in
+        let renewals: [(String, Int, Lease?, Bool)]
+        do {
+            renewals = try await leaseIO { [store] in
                 held.map { id, lease, progress in
                     // An I/O error keeps the old lease: renewal is tried again next beat, before it expires.
                     let renewed: Lease?
@@ -60,7 +60,10 @@ extension JobService {
                     }
                     return (id, lease.generation, renewed, store.isCancelRequested(id: id))
                 }
-            }) ?? []
+            }
+        } catch {
+            return
+        }
         for (id, generation, renewed, cancel) in renewals {
             guard let run = running[id], leases[id]?.generation == generation else { continue }
             if let renewed { leases[id] = renewed } else { run.requestStop(.leaseLost) }
@@ -113,9 +116,11 @@ extension JobService {
     }
 
     /// Takes a record read from disk into the index, unless this server runs the job or knows it ended.
+    /// A job whose state changed (a holder requeued it, say) is worth claiming again at once.
     private func remember(_ record: JobRecord) {
         guard running[record.id] == nil else { return }
         if records[record.id]?.state.isTerminal == true, !record.state.isTerminal { return }
+        if records[record.id]?.state != record.state { claimRetry[record.id] = nil }
         records[record.id] = record
     }
 
@@ -159,7 +164,7 @@ extension JobService {
         claimRetry[id] = Date().addingTimeInterval(settings.heartbeat)
         let claimed: (ClaimOutcome, JobRecord?, Bool)
         do {
-            claimed = try await io { [store] in
+            claimed = try await leaseIO { [store] in
                 let outcome = try store.claim(id: id, replica: settings.replicaID, ttl: settings.leaseTTL)
                 guard case .claimed = outcome else { return (outcome, nil, false) }
                 return (outcome, try? store.load(id: id), store.isCancelRequested(id: id))
@@ -173,7 +178,10 @@ extension JobService {
             records[id] = nil
             claimRetry[id] = nil
         case .held(let lease):
-            claimRetry[id] = max(Date().addingTimeInterval(0.1), min(lease.expiresAt, Date() + settings.leaseTTL))
+            // Tried again when the lease expires, or sooner if the record changes (see `remember`); at
+            // least every ten heartbeats in case the change came and went between two rescans.
+            claimRetry[id] = max(
+                Date().addingTimeInterval(0.1), min(lease.expiresAt, Date() + 10 * settings.heartbeat))
         case .lostRace:
             break
         case .claimed(let lease):
@@ -200,10 +208,21 @@ extension JobService {
         }
     }
 
+    /// Runs lease file operations (claims, renewals, releases) one at a time in the order this actor asks
+    /// for them (the body is queued before the actor suspends), so a release is never overtaken by a
+    /// renewal asked for earlier, which would make a finished or requeued job's lease live again.
+    func leaseIO<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Self.leaseQueue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private static let leaseQueue = DispatchQueue(label: "mediad.leases")
+
     /// Lets the job's lease go (it expires now), so another replica may claim the job at once.
     func releaseLease(_ id: String) async {
         guard let lease = leases.removeValue(forKey: id) else { return }
-        try? await io { [store] in try store.release(lease, id: id) }
+        try? await leaseIO { [store] in try store.release(lease, id: id) }
     }
 
     // MARK: Cancelling
@@ -220,7 +239,7 @@ extension JobService {
             try await io { [store] in try store.delete(id: id) }
             return nil
         }
-        let outcome = try await io { [store] in
+        let outcome = try await leaseIO { [store] in
             try store.claim(id: id, replica: settings.replicaID, ttl: settings.leaseTTL)
         }
         switch outcome {

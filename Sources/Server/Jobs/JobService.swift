@@ -100,7 +100,7 @@ actor JobService {
 
     func localRecord(_ id: String) -> JobRecord? {
         guard var record = records[id] else { return nil }
-        if let run = running[id] { record.progress = run.progress }
+        if let run = running[id], record.state == .running { record.progress = run.progress }
         return record
     }
 
@@ -237,12 +237,16 @@ actor JobService {
         async
     {
         if let record = records[id] { await recordRun(record, "end " + Self.runEnd(outcome, stop)) }
-        running[id] = nil
-        defer { startNext() }
+        // The job counts as running until its end is recorded, so a drain waits for that before exiting.
+        defer {
+            running[id] = nil
+            startNext()
+        }
         do {
             switch (outcome, stop) {
             case (_, .leaseLost):
                 leases[id] = nil
+                running[id] = nil
                 records[id] = await storedRecord(id)
                 wakeAll(id)
             case (.success(let done), _):
