@@ -185,11 +185,11 @@ extension JobService {
         case .lostRace:
             break
         case .claimed(let lease):
-            leases[id] = lease
             guard let record = claimed.1, accepting, running[id] == nil, !record.state.isTerminal else {
                 if let record = claimed.1 { remember(record) }
-                return await releaseLease(id)
+                return await release(lease, of: id)
             }
+            leases[id] = lease
             records[id] = record
             claimRetry[id] = nil
             if claimed.2 {
@@ -222,6 +222,10 @@ extension JobService {
     /// Lets the job's lease go (it expires now), so another replica may claim the job at once.
     func releaseLease(_ id: String) async {
         guard let lease = leases.removeValue(forKey: id) else { return }
+        await release(lease, of: id)
+    }
+
+    private func release(_ lease: Lease, of id: String) async {
         try? await leaseIO { [store] in try store.release(lease, id: id) }
     }
 
@@ -245,7 +249,8 @@ extension JobService {
         switch outcome {
         case .claimed(let lease):
             leases[id] = lease
-            guard let fresh = try await io({ [store] in try store.load(id: id) }), !fresh.state.isTerminal else {
+            let loaded = try? await io { [store] in try store.load(id: id) }
+            guard let fresh = loaded ?? nil, !fresh.state.isTerminal else {
                 await releaseLease(id)
                 return await storedRecord(id)
             }

@@ -86,7 +86,8 @@ actor JobService {
     /// Adds a job whose directory the store has created.
     func enqueue(_ record: JobRecord) {
         records[record.id] = record
-        queue.append(record.id)
+        // A shared store has no local queue: claim passes pick queued jobs from the index.
+        if replicas == nil { queue.append(record.id) }
         startNext()
     }
 
@@ -278,6 +279,8 @@ actor JobService {
             }
         } catch {
             FileHandle.standardError.write(Data("mediad: recording the end of job \(id) failed: \(error)\n".utf8))
+            // Shared store: the lease is left to expire, and another replica runs the job again.
+            leases[id] = nil
         }
     }
 
