@@ -228,6 +228,28 @@ import Testing
         #expect(handover < 30, "taken over \(handover) s after SIGTERM, not after the 60 s lease")
     }
 
+    /// Replica flags are checked before the server starts; without `--replica-id` a replica names itself
+    /// `<host>-<pid>-<random>` and the job says so.
+    @Test func replicaFlagsAndDefaultIdentity() throws {
+        let scratch = try Scratch("replica-flags")
+        for (arguments, message) in [
+            (["--shared-store", "--lease-ttl", "10s", "--heartbeat", "6s"], "at most half of --lease-ttl"),
+            (["--replica-id", "a"], "need --shared-store"),
+            (["--shared-store", "--replica-id", "a/b"], "--replica-id must be"),
+            (["--shared-store", "--lease-ttl", "soon"], "--lease-ttl must be a duration"),
+        ] {
+            let output = try Command.run(
+                ServerProcess.binary, ["serve", "--port", "0", "--data-dir", scratch.file("data")] + arguments,
+                allowFailure: true)
+            #expect(output.status != 0 && output.stderr.contains(message), "\(arguments): \(output.stderr)")
+        }
+        let server = try ServerProcess(dataDirectory: scratch.file("data"), ["--shared-store", "--isolation", "none"])
+        let id = try Self.submit(server, "/jobs/remux?format=mkv", try Fixtures.h264AacMP4())
+        let job = try Curl.run(server.url("/jobs/\(id)?wait=60")).json
+        let replica = try #require(job["replica"] as? String)
+        #expect(replica.contains("-\(server.pid)-"), "\(replica)")
+    }
+
     /// The media check can fail: a truncated MP4 and a file of noise are named, a good file is not.
     @Test func mediaCheckFindsBrokenFiles() throws {
         let scratch = try Scratch("media-check")

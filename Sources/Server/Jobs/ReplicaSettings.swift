@@ -26,9 +26,13 @@ public struct ReplicaSettings: Sendable {
         self.replicaID = replicaID
     }
 
-    /// `<hostname>-<pid>-<random>`: unique across restarts and hosts.
+    /// `<hostname>-<pid>-<random>`: unique across restarts and hosts. The host name comes from
+    /// `gethostname(2)`, which needs no name service.
     public static func defaultReplicaID() -> String {
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "mediad"
-        return "\(host)-\(getpid())-\(JobStore.newID().prefix(6))"
+        var buffer = [CChar](repeating: 0, count: 256)
+        let name = gethostname(&buffer, buffer.count - 1) == 0 ? String(cString: buffer) : ""
+        let host = name.split(separator: ".").first.map(String.init) ?? "mediad"
+        let safe = host.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        return "\(safe.isEmpty ? "mediad" : safe)-\(getpid())-\(JobStore.newID().prefix(6))"
     }
 }
