@@ -18,8 +18,8 @@ extension JobStore {
     }
 
     /// Takes the next generation of the job's lease for `replica` until `now + ttl`, unless a live lease
-    /// holds it. The winner of a race is decided by `link(2)`, which is atomic on NFS too; older lease
-    /// generations are removed once a new one is taken.
+    /// holds it. The winner of a race is decided by `link(2)`, which is atomic on NFS too; the previous
+    /// generation's file is removed once a new one is taken.
     public func claim(id: String, replica: String, ttl: TimeInterval, now: Date = Date()) throws -> ClaimOutcome {
         let current: Lease?
         do {
@@ -43,7 +43,7 @@ extension JobStore {
                 throw StoreError.io("cannot link lease", final, errno: failure)
             }
         }
-        for old in 1..<lease.generation { unlink(directory + "/" + Lease.fileName(generation: old)) }
+        if lease.generation > 1 { unlink(directory + "/" + Lease.fileName(generation: lease.generation - 1)) }
         return .claimed(lease)
     }
 
