@@ -17,6 +17,9 @@ import Testing
     static let basePackages: Set<String> = ["libc6"]
     /// Packages the runtime stage installs as tools rather than libraries of `mediad`.
     static let tools: Set<String> = ["curl"]
+    /// What a `--static-swift-stdlib` release build links in place of the toolchain's Swift libraries that a
+    /// debug build loads: the C++ runtime (`NEEDED libstdc++.so.6, libgcc_s.so.1`).
+    static let staticRuntime: Set<String> = ["libstdc++6", "libgcc-s1"]
 
     @Test func buildsWithSwiftThenRunsOnSlimBookworm() throws {
         let file = try Self.dockerfile()
@@ -56,19 +59,28 @@ import Testing
     /// Every library `mediad` links itself, and every libav, OpenSSL and zlib library it loads, comes from a
     /// package the runtime stage installs; every library package installed there provides one of them; and
     /// the build stage installs the `-dev` package that depends on each.
+    ///
+    /// The binary is the one under test (`MEDIAD_BIN`, a debug build); set `MEDIAD_STATIC_BIN` to the output
+    /// of `swift build -c release --static-swift-stdlib` to check the very binary the image would hold.
     @Test func runtimePackagesMatchTheLibrariesTheBinaryLinks() throws {
         let stages = try Self.dockerfile().stages
         let runtime = Set(try #require(stages.last).aptPackages)
-        let linked = try Self.linkedPackages(of: ServerProcess.binary)
+        var linked = try Self.linkedPackages(of: ServerProcess.binary)
+        if let release = ProcessInfo.processInfo.environment["MEDIAD_STATIC_BIN"] {
+            let releaseLinked = try Self.linkedPackages(of: release)
+            #expect(Set(releaseLinked.keys).isSuperset(of: Self.staticRuntime), "\(releaseLinked)")
+            linked.merge(releaseLinked) { $0 + $1 }
+        }
         #expect(linked.keys.contains("libavformat59") && linked.keys.contains("libssl3"), "\(linked)")
         for (package, libraries) in linked where !Self.basePackages.contains(package) {
             #expect(runtime.contains(package), "\(libraries) come from \(package), which the image lacks")
         }
-        for package in runtime.subtracting(Self.tools) {
+        #expect(runtime.isSuperset(of: Self.staticRuntime))
+        for package in runtime.subtracting(Self.tools).subtracting(Self.staticRuntime) {
             #expect(linked[package] != nil, "\(package) is installed but provides nothing mediad links")
         }
         let devPackages = try #require(stages.first).aptPackages.filter { $0.hasSuffix("-dev") }
-        for package in linked.keys where !Self.basePackages.contains(package) {
+        for package in linked.keys where !Self.basePackages.union(Self.staticRuntime).contains(package) {
             let providers = try devPackages.filter { dev in
                 let depends = try Command.run("dpkg-query", ["-W", "-f=${Depends}", dev]).text
                 return depends.split(separator: ",").contains {
