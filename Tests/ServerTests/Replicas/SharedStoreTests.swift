@@ -71,10 +71,7 @@ import Testing
         let data = scratch.file("data")
         let movie = try Fixtures.h264AacMP4()
         let tone = try Fixtures.wav()
-        let long = scratch.file("long.wav")
-        try Command.run(
-            "ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=120:sample_rate=48000", "-ac", "2", long])
+        let long = try Self.longInput(in: scratch, seconds: 120)
         let servers = try ["r1", "r2", "r3"].map { try Self.replica($0, data: data) }
         let started = Date()
         let setUp = started.timeIntervalSince(testStart)
@@ -159,95 +156,13 @@ import Testing
                 + "all ended after \(Int(elapsed)) s, checks \(Int(Date().timeIntervalSince(started) - elapsed)) s")
     }
 
-    /// `DELETE` on one replica of a job running on another: the holder's heartbeat sees the cancel request
-    /// and stops it; then the finished job is deleted through the other replica and is gone from both.
-    @Test func cancelAndDeleteThroughAnotherReplica() throws {
-        let scratch = try Scratch("replicas-cancel")
-        let data = scratch.file("data")
-        let long = scratch.file("long.wav")
+    /// Noise as a WAV file of `seconds`, for jobs that run long enough to be interrupted.
+    static func longInput(in scratch: Scratch, seconds: Int) throws -> String {
+        let path = scratch.file("long-\(seconds).wav")
         try Command.run(
             "ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=48000", "-ac", "2", long])
-        let servers = try ["c1", "c2"].map { try Self.replica($0, data: data) }
-        let id = try Self.submit(servers[0], "/jobs/encode?format=m4a", long)
-        var holder: String?
-        let deadline = Date().addingTimeInterval(60)
-        while holder == nil && Date() < deadline {
-            let job = try Curl.run(servers[1].url("/jobs/\(id)")).json
-            if job["state"] as? String == "running" { holder = job["replica"] as? String } else { usleep(100_000) }
-        }
-        let running = try #require(holder, "the job never ran")
-        let other = running == "c1" ? servers[1] : servers[0]
-        let cancel = try Curl.run(other.url("/jobs/\(id)"), ["-X", "DELETE"])
-        #expect(cancel.status == 200)
-        let end = try Curl.run(other.url("/jobs/\(id)?wait=30")).json
-        #expect(end["state"] as? String == "cancelled", "\(end)")
-        #expect((end["error"] as? [String: Any])?["code"] as? String == "cancelled")
-        let runs = try RunLog(path: data + "/jobs/\(id)/runs")
-        #expect(runs.runs.map(\.replica) == [running] && runs.runs.first?.outcome == "cancelled", "\(runs.runs)")
-
-        #expect(try Curl.run(other.url("/jobs/\(id)"), ["-X", "DELETE"]).status == 204)
-        for server in servers { #expect(try Curl.run(server.url("/jobs/\(id)")).status == 404) }
-        #expect(try Curl.run(servers[0].url("/jobs/\(id)"), ["-X", "DELETE"]).status == 404)
-    }
-
-    /// SIGTERM on a replica running a job: after the shutdown grace it requeues the job and releases the
-    /// lease, so another replica takes it over at once (well before the lease would have expired).
-    @Test func aDrainingReplicaHandsItsJobOver() throws {
-        let scratch = try Scratch("replicas-drain")
-        let data = scratch.file("data")
-        let long = scratch.file("long.wav")
-        try Command.run(
-            "ffmpeg",
-            ["-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=300:sample_rate=48000", "-ac", "2", long])
-        let first = try ServerProcess(
-            dataDirectory: data,
-            [
-                "--shared-store", "--replica-id", "d1", "--lease-ttl", "60s", "--heartbeat", "0.5s", "--isolation",
-                "none", "--shutdown-grace", "0.2s",
-            ])
-        let id = try Self.submit(first, "/jobs/encode?format=m4a", long)
-        let deadline = Date().addingTimeInterval(60)
-        while try Curl.run(first.url("/jobs/\(id)")).json["state"] as? String != "running" && Date() < deadline {
-            usleep(50_000)
-        }
-        let second = try ServerProcess(
-            dataDirectory: data,
-            [
-                "--shared-store", "--replica-id", "d2", "--lease-ttl", "60s", "--heartbeat", "0.5s", "--isolation",
-                "none",
-            ])
-        let stopped = Date()
-        #expect(first.stop(SIGTERM) == 0)
-        let end = try Curl.run(second.url("/jobs/\(id)?wait=120")).json
-        #expect(end["state"] as? String == "succeeded", "\(end)")
-        #expect(end["replica"] as? String == "d2" && end["attempts"] as? Int == 2)
-        let runs = try RunLog(path: data + "/jobs/\(id)/runs").runs
-        #expect(runs.map(\.replica) == ["d1", "d2"] && runs.map(\.outcome) == ["requeued", "succeeded"], "\(runs)")
-        let handover = (runs.last?.start ?? .distantFuture).timeIntervalSince(stopped)
-        #expect(handover < 30, "taken over \(handover) s after SIGTERM, not after the 60 s lease")
-    }
-
-    /// Replica flags are checked before the server starts; without `--replica-id` a replica names itself
-    /// `<host>-<pid>-<random>` and the job says so.
-    @Test func replicaFlagsAndDefaultIdentity() throws {
-        let scratch = try Scratch("replica-flags")
-        for (arguments, message) in [
-            (["--shared-store", "--lease-ttl", "10s", "--heartbeat", "6s"], "at most half of --lease-ttl"),
-            (["--replica-id", "a"], "need --shared-store"),
-            (["--shared-store", "--replica-id", "a/b"], "--replica-id must be"),
-            (["--shared-store", "--lease-ttl", "soon"], "--lease-ttl must be a duration"),
-        ] {
-            let output = try Command.run(
-                ServerProcess.binary, ["serve", "--port", "0", "--data-dir", scratch.file("data")] + arguments,
-                allowFailure: true)
-            #expect(output.status != 0 && output.stderr.contains(message), "\(arguments): \(output.stderr)")
-        }
-        let server = try ServerProcess(dataDirectory: scratch.file("data"), ["--shared-store", "--isolation", "none"])
-        let id = try Self.submit(server, "/jobs/remux?format=mkv", try Fixtures.h264AacMP4())
-        let job = try Curl.run(server.url("/jobs/\(id)?wait=60")).json
-        let replica = try #require(job["replica"] as? String)
-        #expect(replica.contains("-\(server.pid)-"), "\(replica)")
+            ["-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=\(seconds):sample_rate=48000", "-ac", "2", path])
+        return path
     }
 
     /// The media check can fail: a truncated MP4 and a file of noise are named, a good file is not.
@@ -275,63 +190,5 @@ import Testing
         #expect(problems.contains { $0.contains("after the end") })
         #expect(problems.contains { $0.contains("never ended") })
         #expect(problems.contains { $0.contains("not exactly one run") })
-    }
-}
-
-/// A job's `runs` file: `<replica> <attempt> <time> start` and `<replica> <attempt> <time> end <outcome>`.
-struct RunLog {
-    struct Run {
-        var replica: String
-        var attempt: Int
-        var start: Date
-        var end: Date?
-        var outcome: String?
-    }
-
-    var runs: [Run] = []
-
-    init(path: String) throws {
-        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
-            let words = line.split(separator: " ").map(String.init)
-            guard words.count >= 4, let attempt = Int(words[1]), let time = Self.date(words[2]) else {
-                runs.append(Run(replica: "unparsable: \(line)", attempt: 0, start: .distantFuture))
-                continue
-            }
-            if words[3] == "start" {
-                runs.append(Run(replica: words[0], attempt: attempt, start: time))
-            } else if let index = runs.lastIndex(where: {
-                $0.replica == words[0] && $0.attempt == attempt && $0.end == nil
-            }) {
-                runs[index].end = time
-                runs[index].outcome = words.count > 4 ? words[4] : "?"
-            } else {
-                runs.append(Run(replica: "end without start: \(line)", attempt: attempt, start: .distantFuture))
-            }
-        }
-    }
-
-    /// What breaks "each job ran on one replica at a time and ended once": overlapping runs, a run left
-    /// open by a replica that was not killed, more than one run reaching an end, a run after the end.
-    func problems(killed: String, killedAt: Date) -> [String] {
-        var problems: [String] = []
-        let ordered = runs.sorted { $0.start < $1.start }
-        for (run, next) in zip(ordered, ordered.dropFirst()) {
-            if run.end == nil && run.replica != killed { problems.append("\(run) never ended") }
-            let end = run.end ?? killedAt
-            if end > next.start { problems.append("\(run) overlaps \(next)") }
-            if ["succeeded", "failed", "cancelled"].contains(run.outcome ?? "") {
-                problems.append("\(next) after the end")
-            }
-        }
-        if ordered.filter({ ["succeeded", "failed", "cancelled"].contains($0.outcome ?? "") }).count != 1 {
-            problems.append("not exactly one run ended the job: \(ordered)")
-        }
-        return problems
-    }
-
-    static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 }
