@@ -71,13 +71,18 @@ extension JobStore {
         }
     }
 
-    /// Removes `path` unless it was modified after `cutoff`.
+    /// Removes `path` unless it was modified or renamed (its ctime) after `cutoff`. With a cutoff (a shared
+    /// store) a failed removal is skipped: another replica may be removing the same leftover.
     private func removeLeftover(_ path: String, olderThan cutoff: Date?, into scan: inout StoreScan) throws {
-        if let cutoff {
-            var info = stat()
-            guard lstat(path, &info) == 0, Double(info.st_mtim.tv_sec) < cutoff.timeIntervalSince1970 else { return }
+        guard let cutoff else {
+            try FileIO.remove(path)
+            return scan.removed.append(path)
         }
-        try FileIO.remove(path)
+        var info = stat()
+        guard lstat(path, &info) == 0,
+            Double(max(info.st_mtim.tv_sec, info.st_ctim.tv_sec)) < cutoff.timeIntervalSince1970,
+            (try? FileIO.remove(path)) != nil
+        else { return }
         scan.removed.append(path)
     }
 }
