@@ -98,7 +98,8 @@ import Testing
                 container[path: "resources.\(kind).cpu"] != nil && container[path: "resources.\(kind).memory"] != nil)
         }
         let grace = try #require(deployment[path: "spec.template.spec.terminationGracePeriodSeconds"] as? Int)
-        #expect(Double(grace) > ServerConfiguration().shutdownGrace, "SIGKILL only after the shutdown grace")
+        let pause = (container[path: "lifecycle.preStop.exec.command"] as? [String])?.last.flatMap(Double.init) ?? 0
+        #expect(Double(grace) > pause + ServerConfiguration().shutdownGrace, "SIGKILL only after the shutdown grace")
     }
 
     /// Every `MEDIAD_*` variable the Deployment sets is one `mediad serve` reads.
