@@ -7,14 +7,24 @@ extension JobStore {
     static let runsFileName = "runs"
 
     /// The job's newest lease; nil when it was never claimed. Throws `not_found` when the job is gone.
+    ///
+    /// A claim removes the previous generation's file right after linking the next, so a file listed a
+    /// moment ago may be gone when read: the listing is then taken again (a few times, since a client's
+    /// cached listing, NFS's for one, may go on showing the removed file for a while).
     public func currentLease(id: String) throws -> Lease? {
         try Self.requireValidID(id)
         let directory = jobDirectory(id: id)
-        guard FileIO.isDirectory(directory) else { throw StoreError.notFound(id) }
-        guard let generation = try FileIO.entries(directory).compactMap(Lease.generation(ofFileName:)).max() else {
-            return nil
+        for attempt in 0..<20 {
+            guard FileIO.isDirectory(directory) else { throw StoreError.notFound(id) }
+            guard let generation = try FileIO.entries(directory).compactMap(Lease.generation(ofFileName:)).max()
+            else { return nil }
+            do {
+                return try readLease(directory + "/" + Lease.fileName(generation: generation))
+            } catch let error as StoreError where error.code == "not_found" {
+                if attempt > 0 { usleep(10_000) }
+            }
         }
-        return try readLease(directory + "/" + Lease.fileName(generation: generation))
+        throw StoreError(code: "io_error", message: "the lease files of job \(id) keep vanishing while read")
     }
 
     /// Takes the next generation of the job's lease for `replica` until `now + ttl`, unless a live lease

@@ -46,6 +46,23 @@ import Testing
         #expect(try store.currentLease(id: job.id)?.generation == 1)
     }
 
+    /// Many threads take over one expired lease at once: exactly one gets the next generation.
+    @Test func concurrentTakeoversHaveOneWinner() throws {
+        let scratch = try Scratch("lease")
+        let store = try JobStore(root: scratch.path)
+        let job = try StoreFixtures.storedJob(in: store)
+        _ = try store.claim(id: job.id, replica: "dead", ttl: 1, now: Self.now)
+        let winners = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 16) { index in
+            if case .claimed = try? store.claim(id: job.id, replica: "r\(index)", ttl: 30, now: Self.now + 5) {
+                winners.add(1, ordering: .relaxed)
+            }
+        }
+        #expect(winners.load(ordering: .relaxed) == 1)
+        let current = try #require(try store.currentLease(id: job.id))
+        #expect(current.generation == 2 && current.replica != "dead")
+    }
+
     @Test func anExpiredLeaseIsTakenOverAndTheOldHolderLosesIt() throws {
         let scratch = try Scratch("lease")
         let store = try JobStore(root: scratch.path)
