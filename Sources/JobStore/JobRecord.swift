@@ -85,6 +85,8 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var sourceName: String?
     /// The name of the API token that created the job, when the server has tokens.
     public var owner: String?
+    /// The replica (`--replica-id`) that ran the job last, in a store shared by several servers.
+    public var replica: String?
 
     public init(
         id: String, kind: JobKind, state: JobState = .queued, progress: Double = 0, createdAt: Date,
@@ -111,7 +113,7 @@ public struct JobRecord: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, kind, state, progress, options, inputs, outputs, error, attempts, warnings, result, owner
+        case id, kind, state, progress, options, inputs, outputs, error, attempts, warnings, result, owner, replica
         case createdAt = "created_at"
         case startedAt = "started_at"
         case finishedAt = "finished_at"
@@ -136,5 +138,6 @@ public struct JobRecord: Codable, Sendable, Equatable {
         try container.encodeIfPresent(result, forKey: .result)
         try container.encodeIfPresent(sourceName, forKey: .sourceName)
         try container.encodeIfPresent(owner, forKey: .owner)
+        try container.encodeIfPresent(replica, forKey: .replica)
     }
 }

@@ -27,20 +27,24 @@ extension JobStore {
     /// Meant for start-up, before the server accepts requests: run while uploads, creates or jobs are under
     /// way, it would remove their files. A record that cannot be read does not stop the scan; it is
     /// reported in `unreadable`. Entries of `jobs/` that are neither job ids nor leftovers are ignored.
-    public func loadAll() throws -> StoreScan {
+    ///
+    /// In a store shared by several replicas, the others' uploads, staged jobs and partial outputs are
+    /// under way: `keepingLeftoversYoungerThan` spares every leftover modified that recently.
+    public func loadAll(keepingLeftoversYoungerThan age: TimeInterval = 0) throws -> StoreScan {
+        let cutoff = age > 0 ? Date().addingTimeInterval(-age) : nil
         var scan = StoreScan(records: [], unreadable: [], removed: [])
         for name in try FileIO.entries(uploadsDirectory) {
-            try removeLeftover(uploadsDirectory + "/" + name, into: &scan)
+            try removeLeftover(uploadsDirectory + "/" + name, olderThan: cutoff, into: &scan)
         }
         for name in try FileIO.entries(jobsDirectory).sorted() {
             let path = jobsDirectory + "/" + name
             if name.hasPrefix(Self.stagingPrefix) || name.hasPrefix(Self.deletedPrefix) {
-                try removeLeftover(path, into: &scan)
+                try removeLeftover(path, olderThan: cutoff, into: &scan)
                 continue
             }
             guard Self.isValidID(name), FileIO.isDirectory(path) else { continue }
-            try removeHiddenFiles(in: path, into: &scan)
-            try removeHiddenFiles(in: outputDirectory(id: name), into: &scan)
+            try removeHiddenFiles(in: path, olderThan: cutoff, into: &scan)
+            try removeHiddenFiles(in: outputDirectory(id: name), olderThan: cutoff, into: &scan)
             do {
                 if let record = try load(id: name) {
                     scan.records.append(record)
@@ -60,15 +64,25 @@ extension JobStore {
         return scan
     }
 
-    private func removeHiddenFiles(in directory: String, into scan: inout StoreScan) throws {
+    private func removeHiddenFiles(in directory: String, olderThan cutoff: Date?, into scan: inout StoreScan) throws {
         guard FileIO.isDirectory(directory) else { return }
         for name in try FileIO.entries(directory) where name.hasPrefix(".") {
-            try removeLeftover(directory + "/" + name, into: &scan)
+            try removeLeftover(directory + "/" + name, olderThan: cutoff, into: &scan)
         }
     }
 
-    private func removeLeftover(_ path: String, into scan: inout StoreScan) throws {
-        try FileIO.remove(path)
+    /// Removes `path` unless it was modified or renamed (its ctime) after `cutoff`. With a cutoff (a shared
+    /// store) a failed removal is skipped: another replica may be removing the same leftover.
+    private func removeLeftover(_ path: String, olderThan cutoff: Date?, into scan: inout StoreScan) throws {
+        guard let cutoff else {
+            try FileIO.remove(path)
+            return scan.removed.append(path)
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0,
+            Double(max(info.st_mtim.tv_sec, info.st_ctim.tv_sec)) < cutoff.timeIntervalSince1970,
+            (try? FileIO.remove(path)) != nil
+        else { return }
         scan.removed.append(path)
     }
 }

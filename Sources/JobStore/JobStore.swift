@@ -8,6 +8,9 @@ import Foundation
 /// <root>/jobs/<id>/inputs/<name>     uploaded inputs
 /// <root>/jobs/<id>/outputs/<name>    outputs, under their final name only once complete
 /// <root>/jobs/<id>/job.log           the engine's log
+/// <root>/jobs/<id>/lease.<n>         shared store only: the replica running the job (see `Lease`)
+/// <root>/jobs/<id>/cancel            shared store only: a cancel request for the replica running it
+/// <root>/jobs/<id>/runs              shared store only: one line per run start and end
 /// <root>/uploads/<random>.part       request bodies still arriving
 /// ```
 ///
@@ -16,7 +19,7 @@ import Foundation
 ///
 /// All methods do synchronous, blocking file I/O by design: the server calls them on a thread pool, never
 /// on an event loop. The store holds only its (immutable) paths, so it is freely shareable; keeping two
-/// writers off the same job is the caller's business.
+/// writers off the same job is the caller's business (several servers on one store use leases for it).
 public final class JobStore: Sendable {
     /// The data directory.
     public let root: String

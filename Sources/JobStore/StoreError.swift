@@ -5,7 +5,8 @@ import Foundation
 /// Codes: `io_error` (the file system refused), `not_found` (no such job), `already_exists` (a job with that
 /// id is already stored), `invalid_id`, `invalid_file_name`, `invalid_cursor`, `invalid_limit` (a client
 /// sent something the store cannot accept), `corrupt_record` (a `job.json` that does not decode),
-/// `insufficient_storage` (the disk is full or below the `DiskWatermark`).
+/// `insufficient_storage` (the disk is full or below the `DiskWatermark`), `lease_lost` (in a shared store,
+/// another replica took over the job this one was about to save).
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: String
     public var message: String
@@ -37,6 +38,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             code: "invalid_file_name",
             message:
                 "file names are 1-100 characters of A-Z a-z 0-9 . _ - and do not start with '.': \(name.prefix(40))")
+    }
+
+    public static func leaseLost(_ id: String) -> StoreError {
+        StoreError(code: "lease_lost", message: "job \(id) was taken over by another replica")
     }
 
     static let invalidCursor = StoreError(code: "invalid_cursor", message: "the cursor is not one this server gave out")

@@ -22,7 +22,7 @@ public enum MediadServer {
             unattributed: Logger(label: "mediad.libav"))
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
-            isolation: configuration.isolation)
+            isolation: configuration.isolation, replicas: configuration.replicas)
         try await jobs.start()
         let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
         let server = try await HTTPServer(

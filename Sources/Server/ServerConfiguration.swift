@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     public var logFormat = LogLineHandler.Format.text
     /// The least severe level logged (`info` logs every request and job transition).
     public var logLevel = Logger.Level.info
+    /// Shared-store mode for several replicas on one data directory; nil for a single server (the default).
+    public var replicas: ReplicaSettings? = nil
 
     public init() {}
 }

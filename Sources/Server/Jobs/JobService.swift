@@ -13,6 +13,9 @@ import NIOPosix
 /// state change through the blocking-I/O thread pool. Jobs run at most `workers` at a time, each in a
 /// supervised worker process (or, with isolation `none`, on a Dispatch worker thread); progress and
 /// cancellation pass through a `RunningJob` without a hop to the actor.
+///
+/// With `replicas` set (shared-store mode), several servers share the store: see `JobService+Replicas`.
+/// Each run then holds the job's lease, and every record this server does not run is read from disk.
 actor JobService {
     enum Capacity {
         case available
@@ -22,27 +25,42 @@ actor JobService {
 
     let store: JobStore
     private let threadPool: NIOThreadPool
-    private let workers: Int
+    let workers: Int
     private let maxQueued: Int
     private let isolation: IsolationSettings
-    private var records: [String: JobRecord] = [:]
+    let replicas: ReplicaSettings?
+    var records: [String: JobRecord] = [:]
     private var queue: [String] = []
-    private var running: [String: RunningJob] = [:]
+    var running: [String: RunningJob] = [:]
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
-    private var accepting = true
+    var accepting = true
     private let workQueue = DispatchQueue(label: "mediad.jobs", qos: .userInitiated, attributes: .concurrent)
-    private let events = JobEvents(logger: Logger(label: "mediad.jobs"))
+    let events = JobEvents(logger: Logger(label: "mediad.jobs"))
+    /// Shared-store mode: the leases of the jobs this server runs.
+    var leases: [String: Lease] = [:]
+    /// Shared-store mode: when a job that could not be claimed is worth trying again.
+    var claimRetry: [String: Date] = [:]
+    /// Shared-store mode: a claim pass is under way / another was asked for meanwhile.
+    var claiming = false
+    var claimAgain = false
+    /// Shared-store mode: when the index was last refreshed from the store.
+    var lastRescan = Date.distantPast
 
-    init(store: JobStore, threadPool: NIOThreadPool, workers: Int, maxQueued: Int, isolation: IsolationSettings) {
+    init(
+        store: JobStore, threadPool: NIOThreadPool, workers: Int, maxQueued: Int, isolation: IsolationSettings,
+        replicas: ReplicaSettings? = nil
+    ) {
         self.store = store
         self.isolation = isolation
         self.threadPool = threadPool
         self.workers = max(1, workers)
         self.maxQueued = maxQueued
+        self.replicas = replicas
     }
 
     /// Loads every job from the store, recovers interrupted ones, and starts the queue.
     func start() async throws {
+        if let replicas { return try await startShared(replicas) }
         let scan = try await io { [store] in try store.loadAll() }
         for unreadable in scan.unreadable {
             events.logger.error(
@@ -65,35 +83,64 @@ actor JobService {
 
     func capacity() -> Capacity {
         guard accepting else { return .shuttingDown }
-        return queue.count >= maxQueued ? .full(retryAfter: 5) : .available
+        let queued = replicas == nil ? queue.count : records.values.count { $0.state == .queued }
+        return queued >= maxQueued ? .full(retryAfter: 5) : .available
     }
 
     /// Adds a job whose directory the store has created.
     func enqueue(_ record: JobRecord) {
         records[record.id] = record
-        queue.append(record.id)
+        // A shared store has no local queue: claim passes pick queued jobs from the index.
+        if replicas == nil { queue.append(record.id) }
         events.changed(record, from: nil)
         startNext()
     }
 
     // MARK: Reading
 
-    /// The record with its live progress.
-    func record(_ id: String) -> JobRecord? {
+    /// The record with its live progress (in shared-store mode, read from disk unless it runs here).
+    func record(_ id: String) async -> JobRecord? {
+        if replicas != nil, running[id] == nil { return await storedRecord(id) }
+        return localRecord(id)
+    }
+
+    func localRecord(_ id: String) -> JobRecord? {
         guard var record = records[id] else { return nil }
-        if let run = running[id] { record.progress = run.progress }
+        if let run = running[id], record.state == .running { record.progress = run.progress }
         return record
     }
 
-    func allRecords() -> [JobRecord] { records.keys.compactMap(record) }
+    func allRecords() async -> [JobRecord] {
+        if let replicas, Date().timeIntervalSince(lastRescan) > min(1, replicas.heartbeat) { await rescan() }
+        return records.keys.compactMap(localRecord)
+    }
 
-    /// Jobs waiting in the queue and jobs running now.
-    func load() -> (queued: Int, running: Int) { (queue.count, running.count) }
+    /// Jobs waiting to run and jobs running now (in a shared store, the queued jobs of every replica).
+    func load() -> (queued: Int, running: Int) {
+        let queued = replicas == nil ? queue.count : records.values.count { $0.state == .queued }
+        return (queued, running.count)
+    }
 
-    /// Waits until the job ends or `seconds` pass; returns the record then.
+    /// Waits until the job ends or `seconds` pass; returns the record then. In shared-store mode the
+    /// record is read again every `ReplicaSettings.pollInterval`, since another replica may be running it.
     func wait(for id: String, seconds: Double) async -> JobRecord? {
-        guard let current = records[id] else { return nil }
-        guard !current.state.isTerminal, seconds > 0 else { return record(id) }
+        guard replicas != nil else {
+            guard let current = records[id] else { return nil }
+            guard !current.state.isTerminal, seconds > 0 else { return localRecord(id) }
+            await park(id, seconds: seconds)
+            return localRecord(id)
+        }
+        let deadline = Date().addingTimeInterval(seconds)
+        var current = await record(id)
+        while let record = current, !record.state.isTerminal, Date() < deadline {
+            await park(id, seconds: min(ReplicaSettings.pollInterval, deadline.timeIntervalSinceNow))
+            current = await self.record(id)
+        }
+        return current
+    }
+
+    /// Suspends until the job ends here (`wakeAll`) or `seconds` pass.
+    private func park(_ id: String, seconds: Double) async {
         let token = UUID()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             waiters[id, default: [:]][token] = continuation
@@ -102,14 +149,13 @@ actor JobService {
                 self.wake(id, token: token)
             }
         }
-        return record(id)
     }
 
     private func wake(_ id: String, token: UUID) {
         waiters[id]?.removeValue(forKey: token)?.resume()
     }
 
-    private func wakeAll(_ id: String) {
+    func wakeAll(_ id: String) {
         for continuation in waiters.removeValue(forKey: id)?.values ?? [:].values { continuation.resume() }
     }
 
@@ -118,6 +164,7 @@ actor JobService {
     /// Cancels a queued or running job (waiting up to `timeout` for a running one to stop), or deletes a
     /// finished one. Returns the cancelled record, or nil when the job was deleted.
     func cancelOrDelete(_ id: String, timeout: Double = 5) async throws -> JobRecord? {
+        if replicas != nil, running[id] == nil { return try await cancelOrDeleteShared(id, timeout: timeout) }
         guard let current = records[id] else { throw ServiceError.notFound("no job \(id)") }
         if current.state.isTerminal {
             records[id] = nil
@@ -135,24 +182,34 @@ actor JobService {
 
     // MARK: Running
 
-    private func startNext() {
+    func startNext() {
+        if replicas != nil { return claimJobs() }
         while accepting, running.count < workers, !queue.isEmpty {
             let id = queue.removeFirst()
-            guard var record = records[id], record.state == .queued else { continue }
-            record.state = .running
-            record.startedAt = Date()
-            record.attempts += 1
-            record.progress = 0
-            records[id] = record
-            events.changed(record, from: .queued)
-            let run = RunningJob()
-            running[id] = run
-            let started = record
-            // The record says `running` on disk before the run can end and say anything else.
-            Task {
-                try? await self.save(started)
-                self.launch(started, run)
-            }
+            guard let record = records[id], record.state == .queued else { continue }
+            begin(record)
+        }
+    }
+
+    /// Starts a run of a queued job: one more attempt, saved as `running` before the run can end.
+    func begin(_ queued: JobRecord) {
+        var record = queued
+        record.state = .running
+        record.startedAt = Date()
+        record.attempts += 1
+        record.progress = 0
+        record.replica = replicas?.replicaID
+        records[record.id] = record
+        events.changed(record, from: .queued)
+        let run = RunningJob()
+        running[record.id] = run
+        let started = record
+        // The record says `running` on disk before the run can end and say anything else; a shared store's
+        // `runs` file has the start before that, so every attempt a record counts has its line.
+        Task {
+            await self.recordRun(started, "start")
+            try? await self.save(started)
+            self.launch(started, run)
         }
     }
 
@@ -195,10 +252,19 @@ actor JobService {
     private func completed(_ id: String, _ outcome: Result<JobExecutor.Outcome, Error>, stop: RunningJob.StopReason)
         async
     {
-        running[id] = nil
-        defer { startNext() }
+        if let record = records[id] { await recordRun(record, "end " + Self.runEnd(outcome, stop)) }
+        // The job counts as running until its end is recorded, so a drain waits for that before exiting.
+        defer {
+            running[id] = nil
+            startNext()
+        }
         do {
             switch (outcome, stop) {
+            case (_, .leaseLost):
+                leases[id] = nil
+                running[id] = nil
+                records[id] = await storedRecord(id)
+                wakeAll(id)
             case (.success(let done), _):
                 guard let record = records[id] else { return }
                 let outputs = try await io { [store] in
@@ -217,6 +283,7 @@ actor JobService {
                 records[id] = record
                 events.changed(record, from: .running)
                 try await save(record)
+                if replicas != nil { return await releaseLease(id) }
                 queue.insert(id, at: 0)
             case (.failure(let error as MediaError), _) where error.code == .cancelled:
                 try await finish(
@@ -229,10 +296,12 @@ actor JobService {
         } catch {
             events.logger.error(
                 "recording the end of a job failed", metadata: ["job_id": .string(id), "error": .string("\(error)")])
+            // Shared store: the lease is left to expire, and another replica runs the job again.
+            leases[id] = nil
         }
     }
 
-    private func finish(_ id: String, state: JobState, error: JobError?) async throws {
+    func finish(_ id: String, state: JobState, error: JobError?) async throws {
         guard var record = records[id] else { return }
         let previous = record.state
         record.state = state
@@ -242,16 +311,20 @@ actor JobService {
         records[id] = record
         events.changed(record, from: previous)
         try await save(record)
+        await releaseLease(id)
         wakeAll(id)
     }
 
     // MARK: Retention and shutdown
 
-    /// Deletes finished jobs older than `retention`.
+    /// Deletes finished jobs older than `retention` (in shared-store mode, only those no replica holds).
     func sweep(retention: TimeInterval) async {
         for id in Retention.expired(Array(records.values), olderThan: retention, now: Date()) {
             records[id] = nil
-            try? await io { [store] in try store.delete(id: id) }
+            try? await io { [store, replicas] in
+                if replicas != nil, (try? store.currentLease(id: id))?.isLive(at: Date()) == true { return }
+                try store.delete(id: id)
+            }
         }
     }
 
@@ -269,11 +342,16 @@ actor JobService {
 
     // MARK: Storage
 
-    private func save(_ record: JobRecord) async throws {
-        try await io { [store] in try store.save(record) }
+    /// Saves a record; in shared-store mode, only while this server holds the job's lease (if it has one).
+    func save(_ record: JobRecord) async throws {
+        let lease = leases[record.id]
+        try await io { [store] in
+            if let lease, !store.holds(lease, id: record.id) { throw StoreError.leaseLost(record.id) }
+            try store.save(record)
+        }
     }
 
-    private func io<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    func io<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await threadPool.runIfActive(body)
     }
 }

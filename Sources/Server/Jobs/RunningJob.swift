@@ -9,6 +9,8 @@ final class RunningJob: Sendable {
         case cancelledByUser = 1
         /// Server shutdown: the job goes back to the queue.
         case shutdown = 2
+        /// Shared store: another replica took the job over (this one missed renewing its lease).
+        case leaseLost = 3
     }
 
     private let stop = Atomic<UInt8>(StopReason.none.rawValue)

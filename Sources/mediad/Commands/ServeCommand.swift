@@ -12,8 +12,9 @@ struct ServeCommand: AsyncParsableCommand {
             MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_SHUTDOWN_GRACE, \
             MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_AUTH_TOKENS, \
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
-            MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL. A flag wins over \
-            the environment.
+            MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
+            MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT. A flag wins over the \
+            environment.
 
             Each job runs in its own `mediad worker` process, limited in address space (--job-memory), output \
             file size (--max-output), CPU time and open files, and killed when it runs past its timeout: the \
@@ -26,6 +27,10 @@ struct ServeCommand: AsyncParsableCommand {
 
             Logs go to stderr, one line per request and per job state change, as text or as JSON objects \
             (--log-format json). GET /metrics serves Prometheus metrics.
+
+            --shared-store lets several servers share one data directory (NFS, CephFS, a Kubernetes \
+            ReadWriteMany volume): each job runs on the one replica holding its lease, renewed every \
+            --heartbeat and taken over by another replica when not renewed for --lease-ttl.
 
             Example: mediad serve --port 8080 --data-dir /var/lib/mediad --workers 2
             """)
@@ -96,6 +101,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Least severe level logged: trace, debug, info, notice, warning, error, critical (default info).")
     var logLevel: String?
 
+    @Flag(help: "Share the data directory with other replicas (env MEDIAD_SHARED_STORE=1).")
+    var sharedStore = false
+
+    @Option(help: "This replica's name in leases and job records (default: hostname-pid-random).")
+    var replicaID: String?
+
+    @Option(help: "How long a job's lease holds without renewal: seconds, or with s, m (default 30s).")
+    var leaseTTL: String?
+
+    @Option(help: "How often leases are renewed and the shared store rescanned (default 5s).")
+    var heartbeat: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func value(_ flag: String?, _ name: String) -> String? { flag ?? environment["MEDIAD_" + name] }
@@ -137,6 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.openAPIPath = value(openapi, "OPENAPI")
         try logSettings(&configuration, value)
+        configuration.replicas = try replicaSettings(value)
         if let path = value(authTokens, "AUTH_TOKENS") {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ValidationError("cannot read the token file \(path)")
@@ -194,6 +212,37 @@ struct ServeCommand: AsyncParsableCommand {
         guard settings.timeoutFloor <= settings.timeoutCeiling else {
             throw ValidationError("--job-timeout-floor must not be longer than --job-timeout-ceiling")
         }
+    }
+
+    /// Shared-store settings, or nil unless --shared-store (or MEDIAD_SHARED_STORE=1) asks for them.
+    private func replicaSettings(_ value: (String?, String) -> String?) throws -> ReplicaSettings? {
+        let shared = sharedStore ? "1" : value(nil, "SHARED_STORE") ?? "0"
+        guard ["1", "true", "yes"].contains(shared.lowercased()) else {
+            guard ["0", "false", "no", ""].contains(shared.lowercased()) else {
+                throw ValidationError("MEDIAD_SHARED_STORE must be 1 or 0, not '\(shared)'")
+            }
+            if replicaID != nil || leaseTTL != nil || heartbeat != nil {
+                throw ValidationError("--replica-id, --lease-ttl and --heartbeat need --shared-store")
+            }
+            return nil
+        }
+        var settings = ReplicaSettings()
+        if let name = value(replicaID, "REPLICA_ID") {
+            guard (1...100).contains(name.count),
+                name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
+            else { throw ValidationError("--replica-id must be 1-100 characters of A-Z a-z 0-9 - _ ., not '\(name)'") }
+            settings.replicaID = name
+        }
+        if let time = try value(leaseTTL, "LEASE_TTL").map({ try Self.seconds($0, "lease-ttl") }) {
+            settings.leaseTTL = time
+        }
+        if let time = try value(heartbeat, "HEARTBEAT").map({ try Self.seconds($0, "heartbeat") }) {
+            settings.heartbeat = time
+        }
+        guard settings.heartbeat > 0, settings.heartbeat * 2 <= settings.leaseTTL else {
+            throw ValidationError("--heartbeat must be positive and at most half of --lease-ttl")
+        }
+        return settings
     }
 
     static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int {

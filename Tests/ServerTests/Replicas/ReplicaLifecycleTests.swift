@@ -1,0 +1,152 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Replicas coming and going around one job: a cancel and a delete through the replica that does not run
+/// it, a drain that hands the job over, three lost runs that end it as `interrupted`, a restart under the
+/// same id, and the replica flags.
+@Suite(.serialized) struct ReplicaLifecycleTests {
+    /// `DELETE` on one replica of a job running on another: the holder's heartbeat sees the cancel request
+    /// and stops it; then the finished job is deleted through the other replica and is gone from both.
+    @Test func cancelAndDeleteThroughAnotherReplica() throws {
+        let scratch = try Scratch("replicas-cancel")
+        let data = scratch.file("data")
+        let long = try SharedStoreTests.longInput(in: scratch, seconds: 600)
+        let servers = try ["c1", "c2"].map { try SharedStoreTests.replica($0, data: data) }
+        let id = try SharedStoreTests.submit(servers[0], "/jobs/encode?format=m4a", long)
+        var holder: String?
+        let deadline = Date().addingTimeInterval(60)
+        while holder == nil && Date() < deadline {
+            let job = try Curl.run(servers[1].url("/jobs/\(id)")).json
+            if job["state"] as? String == "running" { holder = job["replica"] as? String } else { usleep(100_000) }
+        }
+        let running = try #require(holder, "the job never ran")
+        let other = running == "c1" ? servers[1] : servers[0]
+        let cancel = try Curl.run(other.url("/jobs/\(id)"), ["-X", "DELETE"])
+        #expect(cancel.status == 200)
+        let end = try Curl.run(other.url("/jobs/\(id)?wait=30")).json
+        #expect(end["state"] as? String == "cancelled", "\(end)")
+        #expect((end["error"] as? [String: Any])?["code"] as? String == "cancelled")
+        let runs = try RunLog(path: data + "/jobs/\(id)/runs")
+        #expect(runs.runs.map(\.replica) == [running] && runs.runs.first?.outcome == "cancelled", "\(runs.runs)")
+
+        #expect(try Curl.run(other.url("/jobs/\(id)"), ["-X", "DELETE"]).status == 204)
+        for server in servers { #expect(try Curl.run(server.url("/jobs/\(id)")).status == 404) }
+        #expect(try Curl.run(servers[0].url("/jobs/\(id)"), ["-X", "DELETE"]).status == 404)
+    }
+
+    /// SIGTERM on a replica running a job: after the shutdown grace it requeues the job and releases the
+    /// lease, so another replica takes it over at once (well before the lease would have expired).
+    @Test func aDrainingReplicaHandsItsJobOver() throws {
+        let scratch = try Scratch("replicas-drain")
+        let data = scratch.file("data")
+        let long = try SharedStoreTests.longInput(in: scratch, seconds: 300)
+        let first = try ServerProcess(
+            dataDirectory: data,
+            [
+                "--shared-store", "--replica-id", "d1", "--lease-ttl", "60s", "--heartbeat", "0.5s", "--isolation",
+                "none", "--shutdown-grace", "0.2s",
+            ])
+        let id = try SharedStoreTests.submit(first, "/jobs/encode?format=m4a", long)
+        let deadline = Date().addingTimeInterval(60)
+        while try Curl.run(first.url("/jobs/\(id)")).json["state"] as? String != "running" && Date() < deadline {
+            usleep(50_000)
+        }
+        let second = try ServerProcess(
+            dataDirectory: data,
+            [
+                "--shared-store", "--replica-id", "d2", "--lease-ttl", "60s", "--heartbeat", "0.5s", "--isolation",
+                "none",
+            ])
+        let stopped = Date()
+        #expect(first.stop(SIGTERM) == 0)
+        let end = try Curl.run(second.url("/jobs/\(id)?wait=120")).json
+        #expect(end["state"] as? String == "succeeded", "\(end)")
+        #expect(end["replica"] as? String == "d2" && end["attempts"] as? Int == 2)
+        let runs = try RunLog(path: data + "/jobs/\(id)/runs").runs
+        #expect(runs.map(\.replica) == ["d1", "d2"] && runs.map(\.outcome) == ["requeued", "succeeded"], "\(runs)")
+        let handover = (runs.last?.start ?? .distantFuture).timeIntervalSince(stopped)
+        #expect(handover < 30, "taken over \(handover) s after SIGTERM, not after the 60 s lease")
+    }
+
+    /// A job whose replica dies three times in a row is given up as `interrupted`, as on a single server;
+    /// each takeover waits for the lease to expire and counts one more attempt.
+    @Test func threeLostRunsEndAsInterrupted() throws {
+        let scratch = try Scratch("replicas-interrupted")
+        let data = scratch.file("data")
+        let long = try SharedStoreTests.longInput(in: scratch, seconds: 600)
+        func replica(_ name: String) throws -> ServerProcess {
+            try ServerProcess(
+                dataDirectory: data,
+                [
+                    "--shared-store", "--replica-id", name, "--lease-ttl", "2s", "--heartbeat", "0.5s", "--isolation",
+                    "none",
+                ])
+        }
+        var server = try replica("i1")
+        let id = try SharedStoreTests.submit(server, "/jobs/encode?format=m4a", long)
+        for attempt in 1...3 {
+            let deadline = Date().addingTimeInterval(60)
+            var job: [String: Any] = [:]
+            repeat {
+                job = try Curl.run(server.url("/jobs/\(id)")).json
+                if job["attempts"] as? Int == attempt && job["replica"] as? String == "i\(attempt)" { break }
+                usleep(100_000)
+            } while Date() < deadline
+            try #require(job["state"] as? String == "running" && job["attempts"] as? Int == attempt, "\(job)")
+            server.stop(SIGKILL)
+            server = try replica("i\(attempt + 1)")
+        }
+        let end = try Curl.run(server.url("/jobs/\(id)?wait=60")).json
+        #expect(end["state"] as? String == "failed" && end["attempts"] as? Int == 3, "\(end)")
+        #expect((end["error"] as? [String: Any])?["code"] as? String == "interrupted")
+        let runs = try RunLog(path: data + "/jobs/\(id)/runs").runs
+        #expect(runs.map(\.replica) == ["i1", "i2", "i3"] && runs.allSatisfy { $0.end == nil }, "\(runs)")
+    }
+
+    /// A replica restarted with the same `--replica-id` releases the leases its previous process left
+    /// and runs the job again at once, not after the lease TTL.
+    @Test func aRestartWithTheSameIdResumesAtOnce() throws {
+        let scratch = try Scratch("replicas-restart")
+        let data = scratch.file("data")
+        let long = try SharedStoreTests.longInput(in: scratch, seconds: 300)
+        let arguments = [
+            "--shared-store", "--replica-id", "same", "--lease-ttl", "120s", "--heartbeat", "1s", "--isolation", "none",
+        ]
+        let first = try ServerProcess(dataDirectory: data, arguments)
+        let id = try SharedStoreTests.submit(first, "/jobs/encode?format=m4a", long)
+        let deadline = Date().addingTimeInterval(60)
+        while try Curl.run(first.url("/jobs/\(id)")).json["state"] as? String != "running" && Date() < deadline {
+            usleep(50_000)
+        }
+        first.stop(SIGKILL)
+        let restarted = Date()
+        let second = try ServerProcess(dataDirectory: data, arguments)
+        let end = try Curl.run(second.url("/jobs/\(id)?wait=110")).json
+        #expect(end["state"] as? String == "succeeded" && end["attempts"] as? Int == 2, "\(end)")
+        #expect(Date().timeIntervalSince(restarted) < 110, "resumed before the 120 s lease expired")
+    }
+
+    /// Replica flags are checked before the server starts; without `--replica-id` a replica names itself
+    /// `<host>-<pid>-<random>` and the job says so.
+    @Test func replicaFlagsAndDefaultIdentity() throws {
+        let scratch = try Scratch("replica-flags")
+        for (arguments, message) in [
+            (["--shared-store", "--lease-ttl", "10s", "--heartbeat", "6s"], "at most half of --lease-ttl"),
+            (["--replica-id", "a"], "need --shared-store"),
+            (["--shared-store", "--replica-id", "a/b"], "--replica-id must be"),
+            (["--shared-store", "--lease-ttl", "soon"], "--lease-ttl must be a duration"),
+        ] {
+            let output = try Command.run(
+                ServerProcess.binary, ["serve", "--port", "0", "--data-dir", scratch.file("data")] + arguments,
+                allowFailure: true)
+            #expect(output.status != 0 && output.stderr.contains(message), "\(arguments): \(output.stderr)")
+        }
+        let server = try ServerProcess(dataDirectory: scratch.file("data"), ["--shared-store", "--isolation", "none"])
+        let id = try SharedStoreTests.submit(server, "/jobs/remux?format=mkv", try Fixtures.h264AacMP4())
+        let job = try Curl.run(server.url("/jobs/\(id)?wait=60")).json
+        let replica = try #require(job["replica"] as? String)
+        #expect(replica.contains("-\(server.pid)-"), "\(replica)")
+    }
+
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// A job's `runs` file: `<replica> <attempt> <time> start` and `<replica> <attempt> <time> end <outcome>`.
+struct RunLog {
+    struct Run {
+        var replica: String
+        var attempt: Int
+        var start: Date
+        var end: Date?
+        var outcome: String?
+    }
+
+    var runs: [Run] = []
+
+    init(path: String) throws {
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+            let words = line.split(separator: " ").map(String.init)
+            guard words.count >= 4, let attempt = Int(words[1]), let time = Self.date(words[2]) else {
+                runs.append(Run(replica: "unparsable: \(line)", attempt: 0, start: .distantFuture))
+                continue
+            }
+            if words[3] == "start" {
+                runs.append(Run(replica: words[0], attempt: attempt, start: time))
+            } else if let index = runs.lastIndex(where: {
+                $0.replica == words[0] && $0.attempt == attempt && $0.end == nil
+            }) {
+                runs[index].end = time
+                runs[index].outcome = words.count > 4 ? words[4] : "?"
+            } else {
+                runs.append(Run(replica: "end without start: \(line)", attempt: attempt, start: .distantFuture))
+            }
+        }
+    }
+
+    /// What breaks "each job ran on one replica at a time and ended once": overlapping runs, a run left
+    /// open by a replica that was not killed, more than one run reaching an end, a run after the end.
+    func problems(killed: String, killedAt: Date) -> [String] {
+        var problems: [String] = []
+        let ordered = runs.sorted { $0.start < $1.start }
+        for (run, next) in zip(ordered, ordered.dropFirst()) {
+            if run.end == nil && run.replica != killed { problems.append("\(run) never ended") }
+            let end = run.end ?? killedAt
+            if end > next.start { problems.append("\(run) overlaps \(next)") }
+            if ["succeeded", "failed", "cancelled"].contains(run.outcome ?? "") {
+                problems.append("\(next) after the end")
+            }
+        }
+        if ordered.filter({ ["succeeded", "failed", "cancelled"].contains($0.outcome ?? "") }).count != 1 {
+            problems.append("not exactly one run ended the job: \(ordered)")
+        }
+        return problems
+    }
+
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+}

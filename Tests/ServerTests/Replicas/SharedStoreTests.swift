@@ -1,0 +1,194 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Three `mediad serve --shared-store` replicas on one data directory, a few hundred jobs submitted with
+/// curl round-robin, one replica SIGKILLed mid-way: every job ends exactly once, no two runs of a job
+/// overlap, runs cut short by the kill are taken over (one more attempt), every output is valid.
+@Suite(.serialized) struct SharedStoreTests {
+    static let smallJobs = 210
+    static let leaseTTL = 6.0
+
+    static func replica(_ name: String, data: String) throws -> ServerProcess {
+        try ServerProcess(
+            dataDirectory: data,
+            [
+                "--shared-store", "--replica-id", name, "--lease-ttl", "\(Int(leaseTTL))s", "--heartbeat", "0.5s",
+                "--isolation", "none", "--workers", "2", "--max-queued", "1000",
+            ])
+    }
+
+    /// Submits `file` as a job and returns its id.
+    static func submit(_ server: ServerProcess, _ path: String, _ file: String) throws -> String {
+        let reply = try Curl.run(server.url(path), ["-T", file])
+        // 200 when the job already ended by the time the answer was written.
+        #expect([200, 202].contains(reply.status), "\(path) on \(server.port): \(reply.status) \(reply.text)")
+        return try #require(reply.json["id"] as? String, "\(reply.text)")
+    }
+
+    /// The files that ffmpeg cannot read to the end without an error (every packet demuxed, `-c copy` to
+    /// the null muxer) or that ffprobe finds no stream and no duration in. Checked 50 files per ffmpeg
+    /// process, since a process per file is most of the test's time on a loaded machine; a batch with an
+    /// error is checked file by file to name the culprits. ffprobe looks at every tenth file.
+    static func invalidMedia(_ files: [String]) throws -> [String] {
+        func readsCleanly(_ batch: [String]) throws -> Bool {
+            let arguments =
+                ["-v", "error", "-nostdin"] + batch.flatMap { ["-i", $0] }
+                + batch.indices.flatMap { ["-map", "\($0)"] }
+                + ["-c", "copy", "-f", "null", "-"]
+            let output = try Command.run("ffmpeg", arguments, allowFailure: true)
+            return output.status == 0 && output.stderr.isEmpty
+        }
+        var invalid: [String] = []
+        for start in stride(from: 0, to: files.count, by: 50) {
+            let batch = Array(files[start..<min(start + 50, files.count)])
+            if try !readsCleanly(batch) { invalid += try batch.filter { try !readsCleanly([$0]) } }
+        }
+        for file in files.enumerated().filter({ $0.offset % 10 == 0 }).map(\.element) {
+            let probe = try Oracle.probe(file)
+            let duration = Double((probe["format"] as? [String: Any])?["duration"] as? String ?? "") ?? 0
+            if duration <= 1 || (probe["streams"] as? [Any] ?? []).isEmpty { invalid.append(file) }
+        }
+        return invalid
+    }
+
+    /// Every job the server lists, by id, following the cursor.
+    static func listing(_ server: ServerProcess) throws -> [String: [String: Any]] {
+        var jobs: [String: [String: Any]] = [:]
+        var cursor: String?
+        repeat {
+            let query = "/jobs?limit=100" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let page = try Curl.run(server.url(query)).json
+            for job in page["jobs"] as? [[String: Any]] ?? [] { jobs[job["id"] as? String ?? ""] = job }
+            cursor = page["next_cursor"] as? String
+        } while cursor != nil
+        return jobs
+    }
+
+    @Test func threeReplicasOneKilledEveryJobEndsOnce() throws {
+        let testStart = Date()
+        let scratch = try Scratch("replicas")
+        let data = scratch.file("data")
+        let movie = try Fixtures.h264AacMP4()
+        let tone = try Fixtures.wav()
+        let long = try Self.longInput(in: scratch, seconds: 120)
+        let servers = try ["r1", "r2", "r3"].map { try Self.replica($0, data: data) }
+        let started = Date()
+        let setUp = started.timeIntervalSince(testStart)
+
+        var ids: [String] = []
+        let kinds = ["/jobs/remux?format=mkv", "/jobs/remux?format=mp4&faststart=true", "/jobs/encode?format=m4a"]
+        func submitSmall(_ index: Int, on live: [ServerProcess]) throws {
+            let path = kinds[index % kinds.count]
+            ids.append(try Self.submit(live[index % live.count], path, path.contains("encode") ? tone : movie))
+        }
+        for index in 0..<(Self.smallJobs * 2 / 3) { try submitSmall(index, on: servers) }
+
+        // Long jobs on r3, which is killed while at least one of them runs there.
+        let longIDs = try (0..<3).map { _ in try Self.submit(servers[2], "/jobs/encode?format=m4a", long) }
+        ids += longIDs
+        let deadline = Date().addingTimeInterval(60)
+        var runningOnR3 = false
+        while !runningOnR3 && Date() < deadline {
+            runningOnR3 = try longIDs.contains { id in
+                let job = try Curl.run(servers[0].url("/jobs/\(id)")).json
+                return job["state"] as? String == "running" && job["replica"] as? String == "r3"
+            }
+            if !runningOnR3 { usleep(100_000) }
+        }
+        try #require(runningOnR3, "no long job ran on r3 within 60 s")
+        let killedAt = Date()
+        servers[2].stop(SIGKILL)
+        let live = Array(servers[0..<2])
+        for index in (Self.smallJobs * 2 / 3)..<Self.smallJobs { try submitSmall(index, on: live) }
+
+        // Long-poll a long job on a replica that did not take it: it ends after the takeover.
+        let longEnd = try Curl.run(live[0].url("/jobs/\(longIDs[0])?wait=120")).json
+        #expect(longEnd["state"] as? String == "succeeded", "\(longEnd)")
+
+        var listed: [String: [String: Any]] = [:]
+        while Date() < started.addingTimeInterval(170) {
+            listed = try Self.listing(live[0])
+            if ids.allSatisfy({ ["succeeded", "failed", "cancelled"].contains(listed[$0]?["state"] as? String ?? "") })
+            {
+                break
+            }
+            sleep(1)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(Set(listed.keys) == Set(ids), "r1 lists every job, wherever it was created")
+        #expect(Set(try Self.listing(live[1]).keys) == Set(ids), "r2 lists every job")
+
+        let store = data + "/jobs/"
+        var takenOver = 0
+        var outputs: [String] = []
+        for id in ids {
+            let job = try #require(listed[id], "\(id) is not listed")
+            #expect(job["state"] as? String == "succeeded", "\(id): \(job)")
+            let runs = try RunLog(path: store + id + "/runs")
+            let attempts = job["attempts"] as? Int ?? 0
+            // A replica killed between writing a run's start and saving the record leaves one line more.
+            let cutShort = runs.runs.contains { $0.replica == "r3" && $0.end == nil }
+            #expect(
+                runs.runs.count == attempts || (cutShort && runs.runs.count == attempts + 1),
+                "\(id): \(attempts) attempts, runs \(runs.runs)")
+            #expect(
+                runs.problems(killed: "r3", killedAt: killedAt).isEmpty,
+                "\(id): \(runs.problems(killed: "r3", killedAt: killedAt))")
+            #expect(runs.runs.last?.replica == job["replica"] as? String)
+            if attempts > 1 { takenOver += 1 }
+            let output = try #require((job["outputs"] as? [[String: Any]])?.first?["name"] as? String)
+            outputs.append(store + id + "/outputs/" + output)
+        }
+        #expect(try Self.invalidMedia(outputs) == [], "not valid media per ffmpeg/ffprobe")
+        #expect(takenOver >= 1, "a run cut short by the kill was taken over")
+        for id in longIDs { #expect(listed[id]?["replica"] as? String != "r3") }
+
+        // Any replica serves any output.
+        for id in ids.enumerated().filter({ $0.offset % 40 == 0 }).map(\.element) {
+            let job = try #require(listed[id])
+            let sha = (job["outputs"] as? [[String: Any]])?.first?["sha256"] as? String
+            let download = try Command.run("sh", ["-c", "curl -sS \(live[1].url("/jobs/\(id)/output")) | sha256sum"])
+            #expect(download.text.prefix(64) == sha?.prefix(64), "download of \(id) from r2")
+        }
+        print(
+            "shared store: \(ids.count) jobs on 3 replicas (one killed), \(takenOver) taken over; set-up \(Int(setUp)) s, "
+                + "all ended after \(Int(elapsed)) s, checks \(Int(Date().timeIntervalSince(started) - elapsed)) s")
+    }
+
+    /// Noise as a WAV file of `seconds`, for jobs that run long enough to be interrupted.
+    static func longInput(in scratch: Scratch, seconds: Int) throws -> String {
+        let path = scratch.file("long-\(seconds).wav")
+        try Command.run(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=\(seconds):sample_rate=48000", "-ac", "2", path])
+        return path
+    }
+
+    /// The media check can fail: a truncated MP4 and a file of noise are named, a good file is not.
+    @Test func mediaCheckFindsBrokenFiles() throws {
+        let scratch = try Scratch("media-check")
+        let good = try Fixtures.h264AacMP4()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
+        let truncated = try scratch.write("truncated.mp4", Array(bytes.prefix(bytes.count / 2)))
+        let noise = try scratch.write("noise.mkv", (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
+        #expect(try Self.invalidMedia([good, truncated, good, noise]) == [truncated, noise])
+    }
+
+    /// The run-log check can fail: overlapping runs, a second end, and a run left open by a replica that
+    /// was not killed are each reported.
+    @Test func runLogCheckFindsViolations() throws {
+        let scratch = try Scratch("runs")
+        let lines = [
+            "a 1 2026-01-01T00:00:00.000Z start", "b 2 2026-01-01T00:00:05.000Z start",
+            "a 1 2026-01-01T00:00:06.000Z end succeeded", "b 2 2026-01-01T00:00:07.000Z end succeeded",
+            "c 3 2026-01-01T00:00:08.000Z start", "d 4 2026-01-01T00:00:09.000Z start",
+        ]
+        let path = try scratch.write("runs", Array((lines.joined(separator: "\n") + "\n").utf8))
+        let problems = try RunLog(path: path).problems(killed: "d", killedAt: Date(timeIntervalSince1970: 0))
+        #expect(problems.contains { $0.contains("overlaps") })
+        #expect(problems.contains { $0.contains("after the end") })
+        #expect(problems.contains { $0.contains("never ended") })
+        #expect(problems.contains { $0.contains("not exactly one run") })
+    }
+}
