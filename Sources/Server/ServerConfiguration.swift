@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var openAPIPath: String? = nil
     /// Whether jobs run in worker processes, and their limits there.
     public var isolation = IsolationSettings()
+    /// Job-end callbacks (`callback_url`): secret, allowed hosts, retries.
+    public var webhooks = WebhookSettings()
 
     public init() {}
 }

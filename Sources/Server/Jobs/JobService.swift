@@ -29,6 +29,7 @@ actor JobService {
     private var running: [String: RunningJob] = [:]
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
     private var accepting = true
+    private var endObserver: (@Sendable (JobRecord) -> Void)?
     private let workQueue = DispatchQueue(label: "mediad.jobs", qos: .userInitiated, attributes: .concurrent)
 
     init(store: JobStore, threadPool: NIOThreadPool, workers: Int, maxQueued: Int, isolation: IsolationSettings) {
@@ -227,6 +228,25 @@ actor JobService {
         records[id] = record
         try await save(record)
         wakeAll(id)
+        endObserver?(record)
+    }
+
+    // MARK: Webhooks
+
+    /// Calls `observer` with each job that ends, once its record is saved (webhook deliveries).
+    func onJobEnd(_ observer: @escaping @Sendable (JobRecord) -> Void) { endObserver = observer }
+
+    /// Appends a webhook delivery attempt to the job's record and saves it; false when the job is gone.
+    func recordNotification(_ id: String, _ attempt: NotificationAttempt) async -> Bool {
+        guard var record = records[id] else { return false }
+        record.notifications = (record.notifications ?? []) + [attempt]
+        records[id] = record
+        do {
+            try await save(record)
+            return true
+        } catch {
+            return false
+        }
     }
 
     // MARK: Retention and shutdown
