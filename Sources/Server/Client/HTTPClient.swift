@@ -34,7 +34,7 @@ public struct HTTPClient: Sendable {
     }
 
     private let group: any EventLoopGroup
-    private let threadPool: NIOThreadPool
+    let threadPool: NIOThreadPool
 
     public init(
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
