@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import NIOCore
+import Synchronization
 
 /// Delivers job-end webhooks: POSTs the job JSON to its `callback_url`, signed, and retries non-2xx
 /// answers, connection errors and timeouts with exponential backoff until `retryWindow` after the job
@@ -14,6 +15,8 @@ final class WebhookNotifier: Sendable {
     private let settings: WebhookSettings
     private let client: HTTPClient
     private let jobs: JobService
+    /// Jobs with a delivery under way, so that a job ending while `resume` runs is not delivered twice.
+    private let active = Mutex<Set<String>>([])
 
     private init(settings: WebhookSettings, jobs: JobService) {
         self.settings = settings
@@ -41,11 +44,14 @@ final class WebhookNotifier: Sendable {
         guard !previous.contains(where: \.delivered), Date() < deadline else { return }
         var body = job
         body.notifications = nil
-        guard let payload = try? JobJSON.encoder().encode(body) else { return }
+        guard let payload = try? JobJSON.encoder().encode(body),
+            active.withLock({ $0.insert(job.id).inserted })
+        else { return }
         Task {
             await self.run(
                 job.id, callback, payload: Array(payload), secret: secret, attempt: previous.count + 1,
                 deadline: deadline)
+            _ = self.active.withLock { $0.remove(job.id) }
         }
     }
 
