@@ -146,6 +146,36 @@ import Testing
         #expect(noSecret.stderr.contains("--webhook-secret"))
     }
 
+    @Test func anAllowedNameThatResolvesToAnInternalAddressIsNotCalled() throws {
+        let receiver = try WebhookReceiver(statuses: [200])
+        defer { receiver.stop() }
+        let byName = try ServerProcess(
+            ["--webhook-allow", "localhost", "--webhook-retry-base", "0.1"],
+            environment: ["MEDIAD_WEBHOOK_SECRET": Self.secret])
+        let callback = "http://localhost:\(receiver.port)/hook"
+        let created = try Curl.run(
+            byName.url("/jobs/demux"), ["-T", try Fixtures.h264AacMP4(), "--url-query", "callback_url=\(callback)"])
+        #expect(created.status == 202)
+        let id = try #require(created.json["id"] as? String)
+        let refused = attempts(try job(byName, id) { attempts($0).count >= 2 })
+        #expect(refused.count >= 2)
+        #expect(
+            refused.allSatisfy {
+                ($0["error"] as? String)?.contains("an internal address not on --webhook-allow") == true
+            })
+        #expect(receiver.received.isEmpty)
+
+        let listed = try ServerProcess(
+            ["--webhook-allow", "localhost,127.0.0.1,::1", "--webhook-retry-base", "0.1"],
+            environment: ["MEDIAD_WEBHOOK_SECRET": Self.secret])
+        let delivered = try Curl.run(
+            listed.url("/jobs/demux"), ["-T", try Fixtures.h264AacMP4(), "--url-query", "callback_url=\(callback)"])
+        let other = try #require(delivered.json["id"] as? String)
+        let accepted = attempts(try job(listed, other) { attempts($0).last?["status"] as? Int == 200 })
+        #expect(accepted.last?["status"] as? Int == 200)
+        #expect(receiver.received.first?.headers["host"] == "localhost:\(receiver.port)")
+    }
+
     @Test func pendingDeliveriesResumeAfterARestart() throws {
         let receiver = try WebhookReceiver(statuses: [503])
         defer { receiver.stop() }

@@ -33,6 +33,8 @@ public struct HTTPClient: Sendable {
         public var description: String { message }
     }
 
+    private typealias Connection = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+
     private let group: any EventLoopGroup
     let threadPool: NIOThreadPool
 
@@ -46,28 +48,35 @@ public struct HTTPClient: Sendable {
 
     /// Sends one request and reads the response. `timeout` bounds the whole exchange (nil: no bound);
     /// a collected body over `maxBody` bytes is a failure. With `sink`, body chunks go there instead.
+    /// `address`, when given, is connected to instead of resolving the URL's host (which is still sent
+    /// as `Host`).
     public func send(
-        _ method: HTTPMethod, _ url: HTTPURL, headers: [(String, String)] = [], body: Body = .empty,
+        _ method: HTTPMethod, _ url: HTTPURL, address: SocketAddress? = nil, headers: [(String, String)] = [],
+        body: Body = .empty,
         timeout: TimeAmount? = .seconds(10), maxBody: Int = 16 << 20,
         sink: (@Sendable (ByteBuffer) async throws -> Void)? = nil
     ) async throws -> Response {
-        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+        let channel: Connection
         do {
-            channel = try await ClientBootstrap(group: group)
+            let bootstrap = ClientBootstrap(group: group)
                 .connectTimeout(min(timeout ?? .seconds(10), .seconds(10)))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .connect(host: url.host, port: url.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandlers([
-                            HTTPRequestEncoder(),
-                            ByteToMessageHandler(
-                                HTTPResponseDecoder(
-                                    leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)),
-                        ])
-                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
-                            wrappingChannelSynchronously: channel)
-                    }
+            let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        HTTPRequestEncoder(),
+                        ByteToMessageHandler(
+                            HTTPResponseDecoder(
+                                leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)),
+                    ])
+                    return try Connection(wrappingChannelSynchronously: channel)
                 }
+            }
+            if let address {
+                channel = try await bootstrap.connect(to: address, channelInitializer: initializer)
+            } else {
+                channel = try await bootstrap.connect(host: url.host, port: url.port, channelInitializer: initializer)
+            }
         } catch {
             throw Failure(message: "cannot connect to \(url.hostHeader): \(error)")
         }

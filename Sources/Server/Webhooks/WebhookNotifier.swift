@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Delivers job-end webhooks: POSTs the job JSON to its `callback_url`, signed, and retries non-2xx
@@ -8,7 +9,8 @@ import Synchronization
 /// ended. Every attempt is recorded in the job through `JobService`, the only writer of `job.json`.
 ///
 /// Redirects are never followed, and the host is checked against `--webhook-allow` again before each
-/// delivery, so a server restarted with a narrower list does not call hosts it no longer allows.
+/// delivery (a server restarted with a narrower list does not call hosts it no longer allows), then
+/// resolved and pinned by `CallbackAddress`, which keeps allowed names off internal addresses.
 /// Deliveries live in tasks; a restart resumes those of jobs that ended within the window and have no 2xx
 /// yet (`resume`).
 final class WebhookNotifier: Sendable {
@@ -80,11 +82,19 @@ final class WebhookNotifier: Sendable {
 
     private func attempt(_ url: HTTPURL, payload: [UInt8], secret: String) async -> NotificationAttempt {
         let now = Date()
+        let address: SocketAddress
+        do {
+            address = try await NIOThreadPool.singleton.runIfActive { [settings] in
+                try CallbackAddress.resolve(url, allowed: settings.allowedHosts)
+            }
+        } catch {
+            return NotificationAttempt(at: now, status: nil, error: "\(error)")
+        }
         let signature = WebhookSignature.header(
             secret: secret, timestamp: Int(now.timeIntervalSince1970), body: payload)
         do {
             let response = try await client.send(
-                .POST, url,
+                .POST, url, address: address,
                 headers: [("Content-Type", "application/json"), ("Mediad-Signature", signature)],
                 body: .bytes(payload), timeout: .milliseconds(Int64(settings.attemptTimeout * 1000)),
                 sink: { _ in })
