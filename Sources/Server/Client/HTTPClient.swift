@@ -111,15 +111,18 @@ public struct HTTPClient: Sendable {
                     guard case .head(let first) = try await parts.next() else {
                         throw Failure(message: "the server answered with no response head")
                     }
-                    if first.status == .continue {
+                    if first.status != .continue { early = first }
+                }
+                if early == nil {
+                    do {
                         try await sendBody(body, outbound)
                         try await outbound.write(.end(nil))
-                    } else {
-                        early = first
+                    } catch {
+                        // A server may answer and close before taking the whole body: its answer wins.
+                        guard let answer = try? await readResponse(&parts, early: nil, maxBody: maxBody, sink: nil)
+                        else { throw error }
+                        return answer
                     }
-                } else {
-                    try await sendBody(body, outbound)
-                    try await outbound.write(.end(nil))
                 }
                 return try await readResponse(&parts, early: early, maxBody: maxBody, sink: sink)
             }
