@@ -17,8 +17,9 @@ final class WebhookReceiver: @unchecked Sendable {
     private let listener: Int32
     let port: Int
 
-    /// `statuses[n]` answers the n-th request; requests past the list get its last status.
-    init(statuses: [Int]) throws {
+    /// `statuses[n]` answers the n-th request; requests past the list get its last status. Not
+    /// `accepting`, the socket listens (connections open) but no request is ever read or answered.
+    init(statuses: [Int], accepting: Bool = true) throws {
         self.statuses = statuses
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -37,8 +38,7 @@ final class WebhookReceiver: @unchecked Sendable {
         }
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread { [self] in serve() }
-        thread.start()
+        if accepting { Thread { [self] in serve() }.start() }
     }
 
     var url: String { "http://127.0.0.1:\(port)" }
