@@ -21,7 +21,6 @@ import Testing
         // A listening socket nobody accepts from: the connection opens, no answer ever comes.
         let silent = try WebhookReceiver(statuses: [200], accepting: false)
         defer { silent.stop() }
-        let started = Date()
         do {
             _ = try await HTTPClient().send(
                 .POST, try HTTPURL(silent.url), body: .bytes(Array("{}".utf8)), timeout: .milliseconds(300))
@@ -29,7 +28,6 @@ import Testing
         } catch let failure as HTTPClient.Failure {
             #expect(failure.message == "timed out after 0.3s")
         }
-        #expect(Date().timeIntervalSince(started) < 10)
     }
 
     @Test func aClosedPortIsAConnectionFailure() async throws {
