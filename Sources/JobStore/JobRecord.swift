@@ -87,12 +87,16 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var owner: String?
     /// The replica (`--replica-id`) that ran the job last, in a store shared by several servers.
     public var replica: String?
+    /// Where the job's end is POSTed (webhooks), when the client asked; absent in older records.
+    public var callbackURL: String?
+    /// Every webhook delivery attempt, oldest first; only for jobs with a `callback_url`.
+    public var notifications: [NotificationAttempt]?
 
     public init(
         id: String, kind: JobKind, state: JobState = .queued, progress: Double = 0, createdAt: Date,
         startedAt: Date? = nil, finishedAt: Date? = nil, options: JSONValue, inputs: [JobInput],
         outputs: [JobOutput] = [], error: JobError? = nil, attempts: Int = 0, warnings: [String] = [],
-        result: JSONValue? = nil, sourceName: String? = nil, owner: String? = nil
+        result: JSONValue? = nil, sourceName: String? = nil, owner: String? = nil, callbackURL: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -110,10 +114,13 @@ public struct JobRecord: Codable, Sendable, Equatable {
         self.result = result
         self.sourceName = sourceName
         self.owner = owner
+        self.callbackURL = callbackURL
     }
 
     enum CodingKeys: String, CodingKey {
         case id, kind, state, progress, options, inputs, outputs, error, attempts, warnings, result, owner, replica
+        case notifications
+        case callbackURL = "callback_url"
         case createdAt = "created_at"
         case startedAt = "started_at"
         case finishedAt = "finished_at"
@@ -139,5 +146,7 @@ public struct JobRecord: Codable, Sendable, Equatable {
         try container.encodeIfPresent(sourceName, forKey: .sourceName)
         try container.encodeIfPresent(owner, forKey: .owner)
         try container.encodeIfPresent(replica, forKey: .replica)
+        try container.encodeIfPresent(callbackURL, forKey: .callbackURL)
+        try container.encodeIfPresent(notifications, forKey: .notifications)
     }
 }

@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable {
     public var logLevel = Logger.Level.info
     /// Shared-store mode for several replicas on one data directory; nil for a single server (the default).
     public var replicas: ReplicaSettings? = nil
+    /// Job-end callbacks (`callback_url`): secret, allowed hosts, retries.
+    public var webhooks = WebhookSettings()
 
     public init() {}
 }

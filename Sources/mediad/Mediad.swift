@@ -17,7 +17,7 @@ struct Mediad: AsyncParsableCommand {
             ServeCommand.self, WorkerCommand.self, ProbeCommand.self, RemuxCommand.self, DemuxCommand.self,
             MuxCommand.self,
             EncodeCommand.self,
-            DecodeCommand.self,
+            DecodeCommand.self, SubmitCommand.self,
         ]
     )
 }

@@ -27,6 +27,29 @@ import Testing
         #expect(try JobJSON.decoder().decode(JobRecord.self, from: data) == record)
     }
 
+    @Test func callbacksAreOptionalAndRoundTrip() throws {
+        let plain = String(decoding: try JobJSON.encoder().encode(Self.sample), as: UTF8.self)
+        #expect(!plain.contains("callback_url"))
+        #expect(!plain.contains("notifications"))
+        #expect(try JobJSON.decoder().decode(JobRecord.self, from: Data(plain.utf8)) == Self.sample)
+
+        var record = Self.sample
+        record.callbackURL = "http://hooks.example.com/mediad"
+        record.notifications = [
+            NotificationAttempt(
+                at: Date(timeIntervalSince1970: 1_795_000_100), status: 500, error: "the receiver answered 500"),
+            NotificationAttempt(at: Date(timeIntervalSince1970: 1_795_000_101), status: nil, error: "timed out"),
+            NotificationAttempt(at: Date(timeIntervalSince1970: 1_795_000_105), status: 204, error: nil),
+        ]
+        let data = try JobJSON.encoder().encode(record)
+        let json = String(decoding: data, as: UTF8.self)
+        #expect(json.contains("\"callback_url\":\"http://hooks.example.com/mediad\""))
+        #expect(json.contains("{\"at\":\"2026-11-18T11:08:25.000Z\",\"error\":null,\"status\":204}"))
+        #expect(json.contains("\"status\":null"))
+        #expect(try JobJSON.decoder().decode(JobRecord.self, from: data) == record)
+        #expect(record.notifications?.map(\.delivered) == [false, false, true])
+    }
+
     @Test func knowsTerminalStates() {
         #expect(JobState.allCases.filter(\.isTerminal) == [.succeeded, .failed, .cancelled])
     }

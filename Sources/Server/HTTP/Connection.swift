@@ -15,7 +15,12 @@ struct Connection {
             while let part = try await parts.next() {
                 guard case .head(let head) = part else { continue }
                 let keepOpen = try await serve(head, parts: parts, outbound: outbound)
-                if !keepOpen { return }
+                if !keepOpen {
+                    // `executeThenClose` closes at once, dropping bytes the socket has not taken yet (a large
+                    // download to a slow client); a half-close first completes only once they are written.
+                    try? await channel.channel.close(mode: .output).get()
+                    return
+                }
             }
         }
     }

@@ -21,8 +21,11 @@ extension MediaService {
         try await checkCapacity()
         try await checkDiskSpace(request)
         let wait = try request.waitSeconds()
+        let idempotency = try IdempotencyKey(request.head.headers, owner: request.caller?.name)
         var values = request.query
         values["wait"] = nil
+        var callback = values.removeValue(forKey: "callback_url")
+        if let callback { _ = try configuration.webhooks.check(callback) }
         let multipart = try MultipartBoundary(request.head.headers)
         if multipart == nil { _ = try JobSpec.options(for: kind, values) }
 
@@ -39,6 +42,7 @@ extension MediaService {
                 }
                 values[key] = value
             }
+            if let field = values.removeValue(forKey: "callback_url") { callback = field }
         } else {
             let file = try await uploads.receiveRaw(request.body)
             received[try await rawPartName(kind, file)] = UploadReceiver.Part(file: file, filename: nil)
@@ -55,8 +59,19 @@ extension MediaService {
                 let path = upload.file.path
                 try await threadPool.runIfActive { try InputScreen.check(path, part: part, kind: kind) }
             }
+            if let callback { _ = try configuration.webhooks.check(callback) }
+            let fingerprint = IdempotencyEntry(
+                jobID: JobStore.newID(), createdAt: Date(), kind: kind, options: options, callbackURL: callback,
+                inputs: Dictionary(uniqueKeysWithValues: received.map { ($0.key, $0.value.file.sha256) }))
+            if let idempotency, let replay = try await replay(idempotency, fingerprint, wait: wait) {
+                await discard(received)
+                return replay
+            }
             try await checkCapacity()
-            let record = try await create(kind, options: options, received: received, owner: request.caller?.name)
+            let record = try await create(
+                kind, id: fingerprint.jobID, options: options, received: received, owner: request.caller?.name,
+                callbackURL: callback)
+            if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
             await jobs.enqueue(record)
             return try await answer(record.id, wait: wait, created: true)
         } catch {
@@ -81,17 +96,18 @@ extension MediaService {
     }
 
     private func create(
-        _ kind: JobKind, options: JSONValue, received: [String: UploadReceiver.Part], owner: String?
+        _ kind: JobKind, id: String, options: JSONValue, received: [String: UploadReceiver.Part], owner: String?,
+        callbackURL: String?
     ) async throws -> JobRecord {
         var inputs: [String: UploadedFile] = [:]
         for (part, upload) in received { inputs[JobSpec.inputName(forPart: part)] = upload.file }
         let sourceName = received.values.compactMap(\.filename).first.map { URL(fileURLWithPath: $0).lastPathComponent }
         let record = JobRecord(
-            id: JobStore.newID(), kind: kind, createdAt: Date(), options: options,
+            id: id, kind: kind, createdAt: Date(), options: options,
             inputs: inputs.sorted { $0.key < $1.key }.map {
                 JobInput(name: $0.key, size: $0.value.size, sha256: $0.value.sha256)
             },
-            sourceName: sourceName, owner: owner)
+            sourceName: sourceName, owner: owner, callbackURL: callbackURL)
         let files = inputs
         try await threadPool.runIfActive { [store] in try store.create(record, inputs: files) }
         return record
@@ -115,7 +131,7 @@ extension MediaService {
     }
 
     /// 202 with `Location` (or 200 once ended, after `wait`), or 200 for `GET`.
-    private func answer(_ id: String, wait: Double?, created: Bool) async throws -> Response {
+    func answer(_ id: String, wait: Double?, created: Bool) async throws -> Response {
         let record: JobRecord?
         if let wait { record = await jobs.wait(for: id, seconds: wait) } else { record = await jobs.record(id) }
         guard let record else { throw ServiceError.notFound("no job \(id)") }

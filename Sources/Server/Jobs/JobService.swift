@@ -34,6 +34,7 @@ actor JobService {
     var running: [String: RunningJob] = [:]
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
     var accepting = true
+    private var endObserver: (@Sendable (JobRecord) -> Void)?
     private let workQueue = DispatchQueue(label: "mediad.jobs", qos: .userInitiated, attributes: .concurrent)
     let events = JobEvents(logger: Logger(label: "mediad.jobs"))
     /// Shared-store mode: the leases of the jobs this server runs.
@@ -313,6 +314,32 @@ actor JobService {
         try await save(record)
         await releaseLease(id)
         wakeAll(id)
+        endObserver?(record)
+    }
+
+    // MARK: Webhooks
+
+    /// Calls `observer` with each job that ends, once its record is saved (webhook deliveries).
+    func onJobEnd(_ observer: @escaping @Sendable (JobRecord) -> Void) { endObserver = observer }
+
+    /// The ended jobs whose deliveries this server resumes at start: all of them for a single server; in a
+    /// shared store only those whose last run was this replica's, so that one replica delivers each job and
+    /// is the only writer of its record's `notifications`.
+    func endedJobsToNotify() async -> [JobRecord] {
+        await allRecords().filter { $0.state.isTerminal && (replicas == nil || $0.replica == replicas?.replicaID) }
+    }
+
+    /// Appends a webhook delivery attempt to the job's record and saves it; false when the job is gone.
+    func recordNotification(_ id: String, _ attempt: NotificationAttempt) async -> Bool {
+        guard var record = records[id] else { return false }
+        record.notifications = (record.notifications ?? []) + [attempt]
+        records[id] = record
+        do {
+            try await save(record)
+            return true
+        } catch {
+            return false
+        }
     }
 
     // MARK: Retention and shutdown

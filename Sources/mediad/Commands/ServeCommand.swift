@@ -13,8 +13,8 @@ struct ServeCommand: AsyncParsableCommand {
             MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_AUTH_TOKENS, \
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
             MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
-            MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT. A flag wins over the \
-            environment.
+            MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT, MEDIAD_WEBHOOK_SECRET, \
+            MEDIAD_WEBHOOK_ALLOW, MEDIAD_WEBHOOK_RETRY_BASE. A flag wins over the environment.
 
             Each job runs in its own `mediad worker` process, limited in address space (--job-memory), output \
             file size (--max-output), CPU time and open files, and killed when it runs past its timeout: the \
@@ -113,6 +113,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "How often leases are renewed and the shared store rescanned (default 5s).")
     var heartbeat: String?
 
+    @Option(help: "The key that signs job-end callbacks (Mediad-Signature); prefer MEDIAD_WEBHOOK_SECRET.")
+    var webhookSecret: String?
+
+    @Option(
+        help:
+            "Hosts callback_url may name, comma-separated: host names, *.domain, IP addresses (default none: callbacks off)."
+    )
+    var webhookAllow: String?
+
+    @Option(
+        help: "Delay before the first callback retry, doubled for each next one: seconds, or with s, m (default 5s).")
+    var webhookRetryBase: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func value(_ flag: String?, _ name: String) -> String? { flag ?? environment["MEDIAD_" + name] }
@@ -155,6 +168,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.openAPIPath = value(openapi, "OPENAPI")
         try logSettings(&configuration, value)
         configuration.replicas = try replicaSettings(value)
+        try webhookSettings(&configuration.webhooks, value)
         if let path = value(authTokens, "AUTH_TOKENS") {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ValidationError("cannot read the token file \(path)")
@@ -243,6 +257,26 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--heartbeat must be positive and at most half of --lease-ttl")
         }
         return settings
+    }
+
+    private func webhookSettings(_ settings: inout WebhookSettings, _ value: (String?, String) -> String?) throws {
+        settings.secret = value(webhookSecret, "WEBHOOK_SECRET").flatMap { $0.isEmpty ? nil : $0 }
+        if let list = value(webhookAllow, "WEBHOOK_ALLOW") {
+            do {
+                settings.allowedHosts = try HostPattern.list(list)
+            } catch {
+                throw ValidationError("--webhook-allow: \(error)")
+            }
+        }
+        if let time = try value(webhookRetryBase, "WEBHOOK_RETRY_BASE").map({
+            try Self.seconds($0, "webhook-retry-base")
+        }) {
+            guard time > 0 else { throw ValidationError("--webhook-retry-base must be more than 0") }
+            settings.retryBase = time
+        }
+        if !settings.allowedHosts.isEmpty && settings.secret == nil {
+            throw ValidationError("--webhook-allow needs --webhook-secret (or MEDIAD_WEBHOOK_SECRET) to sign callbacks")
+        }
     }
 
     static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int {

@@ -1,0 +1,49 @@
+import Foundation
+
+/// What one `Idempotency-Key` was first used for: the job it created and what that request asked for, so a
+/// repeat can be told apart from a different request reusing the key.
+///
+/// Stored as `<root>/idempotency/<digest>.json`; see `JobStore.claimIdempotencyKey`.
+public struct IdempotencyEntry: Codable, Sendable, Equatable {
+    /// The job the key created.
+    public var jobID: String
+    /// When the key was first used; it is free again `lifetime` later.
+    public var createdAt: Date
+    public var kind: JobKind
+    /// The job's options after defaults.
+    public var options: JSONValue
+    public var callbackURL: String?
+    /// Input name → SHA-256 (lowercase hex) of the uploaded bytes.
+    public var inputs: [String: String]
+
+    public init(
+        jobID: String, createdAt: Date, kind: JobKind, options: JSONValue, callbackURL: String?,
+        inputs: [String: String]
+    ) {
+        self.jobID = jobID
+        self.createdAt = createdAt
+        self.kind = kind
+        self.options = options
+        self.callbackURL = callbackURL
+        self.inputs = inputs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind, options, inputs
+        case jobID = "job_id"
+        case createdAt = "created_at"
+        case callbackURL = "callback_url"
+    }
+
+    /// Why a request with the same key is not a repeat of this one, or nil when it is.
+    public func mismatch(with other: IdempotencyEntry) -> String? {
+        if kind != other.kind {
+            return "this Idempotency-Key was used for a \(kind.rawValue) job, not \(other.kind.rawValue)"
+        }
+        if inputs != other.inputs { return "this Idempotency-Key was used with a different input" }
+        if options != other.options || callbackURL != other.callbackURL {
+            return "this Idempotency-Key was used with different options"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A small HTTP/1.1 client on NIO: one request per connection (`Connection: close`), bodies streamed from
+/// a file or sent from memory, responses collected (bounded) or streamed to a sink. Used for webhook
+/// deliveries and by `mediad submit`.
+///
+/// It never follows redirects: a 3xx is returned like any other status.
+/// A request with a file body sends `Expect: 100-continue` and waits for the go-ahead, so a request the
+/// server refuses from its head (401, 413, 415 …) gets its answer without the file being sent.
+public struct HTTPClient: Sendable {
+    /// What a request sends as its body.
+    public enum Body: Sendable {
+        case empty
+        case bytes([UInt8])
+        /// The file's bytes, read in 1 MiB chunks as the connection takes them.
+        case file(String)
+    }
+
+    /// A response: status, headers, and the body unless it went to a sink.
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: HTTPHeaders
+        public var body: [UInt8]
+    }
+
+    /// A transport failure: the connection could not be made, broke, or took too long.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    private typealias Connection = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+
+    private let group: any EventLoopGroup
+    let threadPool: NIOThreadPool
+
+    public init(
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        threadPool: NIOThreadPool = .singleton
+    ) {
+        self.group = group
+        self.threadPool = threadPool
+    }
+
+    /// Sends one request and reads the response. `timeout` bounds the whole exchange (nil: no bound);
+    /// a collected body over `maxBody` bytes is a failure. With `sink`, body chunks go there instead.
+    /// `address`, when given, is connected to instead of resolving the URL's host (which is still sent
+    /// as `Host`).
+    public func send(
+        _ method: HTTPMethod, _ url: HTTPURL, address: SocketAddress? = nil, headers: [(String, String)] = [],
+        body: Body = .empty,
+        timeout: TimeAmount? = .seconds(10), maxBody: Int = 16 << 20,
+        sink: (@Sendable (ByteBuffer) async throws -> Void)? = nil
+    ) async throws -> Response {
+        let channel: Connection
+        do {
+            let bootstrap = ClientBootstrap(group: group)
+                .connectTimeout(min(timeout ?? .seconds(10), .seconds(10)))
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        HTTPRequestEncoder(),
+                        ByteToMessageHandler(
+                            HTTPResponseDecoder(
+                                leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)),
+                    ])
+                    return try Connection(wrappingChannelSynchronously: channel)
+                }
+            }
+            if let address {
+                channel = try await bootstrap.connect(to: address, channelInitializer: initializer)
+            } else {
+                channel = try await bootstrap.connect(host: url.host, port: url.port, channelInitializer: initializer)
+            }
+        } catch {
+            throw Failure(message: "cannot connect to \(url.hostHeader): \(error)")
+        }
+        let timedOut = TimeoutFlag()
+        let deadline = timeout.map { amount in
+            channel.channel.eventLoop.scheduleTask(in: amount) {
+                timedOut.set()
+                channel.channel.close(promise: nil)
+            }
+        }
+        defer { deadline?.cancel() }
+        do {
+            return try await channel.executeThenClose { inbound, outbound in
+                var head = HTTPRequestHead(version: .http1_1, method: method, uri: url.target)
+                head.headers.add(name: "Host", value: url.hostHeader)
+                head.headers.add(name: "Connection", value: "close")
+                head.headers.add(name: "User-Agent", value: "mediad")
+                for (name, value) in headers { head.headers.add(name: name, value: value) }
+                let length: Int64? =
+                    switch body {
+                    case .empty: method == .GET || method == .DELETE ? nil : 0
+                    case .bytes(let bytes): Int64(bytes.count)
+                    case .file(let path): try await fileSize(path)
+                    }
+                if let length { head.headers.add(name: "Content-Length", value: String(length)) }
+                let waitsToContinue = if case .file = body, let length, length > 0 { true } else { false }
+                if waitsToContinue { head.headers.add(name: "Expect", value: "100-continue") }
+                try await outbound.write(.head(head))
+                var parts = inbound.makeAsyncIterator()
+                var early: HTTPResponseHead? = nil
+                if waitsToContinue {
+                    guard case .head(let first) = try await parts.next() else {
+                        throw Failure(message: "the server answered with no response head")
+                    }
+                    if first.status != .continue { early = first }
+                }
+                if early == nil {
+                    do {
+                        try await sendBody(body, outbound)
+                        try await outbound.write(.end(nil))
+                    } catch {
+                        // A server may answer and close before taking the whole body: its answer wins.
+                        guard let answer = try? await readResponse(&parts, early: nil, maxBody: maxBody, sink: nil)
+                        else { throw error }
+                        return answer
+                    }
+                }
+                return try await readResponse(&parts, early: early, maxBody: maxBody, sink: sink)
+            }
+        } catch let error as Failure {
+            throw timedOut.isSet ? Failure(message: "timed out after \(timeoutText(timeout))") : error
+        } catch {
+            if timedOut.isSet { throw Failure(message: "timed out after \(timeoutText(timeout))") }
+            throw Failure(message: "\(url.hostHeader): \(error)")
+        }
+    }
+
+    private func sendBody(_ body: Body, _ outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>)
+        async throws
+    {
+        switch body {
+        case .empty: return
+        case .bytes(let bytes): try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: bytes))))
+        case .file(let path):
+            let handle = try await threadPool.runIfActive { try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) }
+            defer { try? handle.close() }
+            while true {
+                let chunk = try await threadPool.runIfActive { try handle.read(upToCount: 1 << 20) ?? Data() }
+                if chunk.isEmpty { break }
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: chunk))))
+            }
+        }
+    }
+
+    private func readResponse(
+        _ parts: inout NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator, early: HTTPResponseHead?,
+        maxBody: Int, sink: (@Sendable (ByteBuffer) async throws -> Void)?
+    ) async throws -> Response {
+        var head = early
+        var collected: [UInt8] = []
+        while let part = try await parts.next() {
+            switch part {
+            case .head(let received) where received.status.code < 200:
+                continue
+            case .head(let received):
+                head = received
+            case .body(let chunk):
+                if let sink {
+                    try await sink(chunk)
+                } else {
+                    guard collected.count + chunk.readableBytes <= maxBody else {
+                        throw Failure(message: "the response body is over \(maxBody) bytes")
+                    }
+                    collected += chunk.readableBytesView
+                }
+            case .end:
+                guard let head else { throw Failure(message: "the response ended before its head") }
+                return Response(status: Int(head.status.code), headers: head.headers, body: collected)
+            }
+        }
+        throw Failure(message: "the connection closed before the response ended")
+    }
+
+    private func fileSize(_ path: String) async throws -> Int64 {
+        try await threadPool.runIfActive {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        }
+    }
+
+    private func timeoutText(_ timeout: TimeAmount?) -> String {
+        String(format: "%.1fs", Double(timeout?.nanoseconds ?? 0) / 1e9)
+    }
+}
+
+/// Set once, from the event loop, when a request's deadline closed its connection.
+private final class TimeoutFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set() { flag.store(true, ordering: .relaxed) }
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+}

@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import Server
+
+struct SubmitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "submit",
+        abstract: "Run a job on a mediad server: upload a file, wait for the job, download its outputs.",
+        discussion: """
+            For CI scripts. The file is streamed to the server (never read into memory); the command then \
+            long-polls the job, with a progress bar on a terminal, downloads every output into the output \
+            directory (each checked against the SHA-256 the server lists, written under a hidden temporary \
+            name and renamed when complete) and prints their paths. The token comes from MEDIAD_TOKEN, the \
+            server from --server or MEDIAD_SERVER. On failure — the job's, or the server refusing the \
+            request (401, 413, 415 …) — it prints `error: <code>: <message>` and exits with status 1.
+
+            Examples:
+              mediad submit remux talk.mov --option format=mkv -o out/
+              MEDIAD_TOKEN=… mediad submit encode voice.wav --server http://media.internal:8080 \\
+                --option bitrate=128k --idempotency-key "$CI_JOB_ID-voice"
+            """)
+
+    static let kinds = ["encode", "decode", "mux", "demux", "remux"]
+
+    @Argument(help: "The job kind: encode, decode, mux, demux or remux.")
+    var kind: String
+
+    @Argument(help: "The input file.")
+    var file: String
+
+    @Option(help: "The server's base URL (default: MEDIAD_SERVER, else http://127.0.0.1:8080).")
+    var server: String?
+
+    @Option(name: .customLong("option"), help: "A job option as key=value (repeatable), e.g. --option format=mkv.")
+    var options: [String] = []
+
+    @Option(name: .shortAndLong, help: "The directory the outputs are written to (default: the current one).")
+    var output = "."
+
+    @Option(help: "Sent as Idempotency-Key, so a retried submit does not start the job twice.")
+    var idempotencyKey: String?
+
+    func run() async throws {
+        do {
+            try await submit()
+        } catch let failure as JobClient.Failure {
+            FileHandle.standardError.write(Data("error: \(failure.code): \(failure.message)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    private func submit() async throws {
+        guard Self.kinds.contains(kind) else {
+            throw JobClient.Failure(
+                code: "invalid_option", message: "no job kind '\(kind)'; kinds: \(Self.kinds.joined(separator: ", "))")
+        }
+        let pairs = try options.map { option -> (String, String) in
+            guard let equals = option.firstIndex(of: "="), equals != option.startIndex else {
+                throw JobClient.Failure(code: "invalid_option", message: "--option takes key=value, not '\(option)'")
+            }
+            return (String(option[..<equals]), String(option[option.index(after: equals)...]))
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let base = server ?? environment["MEDIAD_SERVER"] ?? "http://127.0.0.1:8080"
+        let url: HTTPURL
+        do {
+            url = try HTTPURL(base)
+        } catch {
+            throw JobClient.Failure(code: "invalid_option", message: "--server: \(error)")
+        }
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            throw JobClient.Failure(code: "io_error", message: "cannot read \(file)")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        } catch {
+            throw JobClient.Failure(code: "io_error", message: "cannot create \(output): \(error.localizedDescription)")
+        }
+        let token = environment["MEDIAD_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        let client = JobClient(server: url, token: token)
+
+        var job = try await client.submit(kind: kind, file: file, options: pairs, idempotencyKey: idempotencyKey)
+        let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
+        while !job.isFinished {
+            bar.update(job.progress)
+            job = try await client.poll(job.id, seconds: 2)
+        }
+        bar.finish()
+        guard job.state == "succeeded" else {
+            throw job.error ?? JobClient.Failure(code: job.state, message: "job \(job.id) ended \(job.state)")
+        }
+        for item in job.outputs {
+            guard Self.isPlainName(item.name) else {
+                throw JobClient.Failure(code: "invalid_response", message: "the server listed an unsafe output name")
+            }
+            let path = URL(fileURLWithPath: output).appendingPathComponent(item.name).path
+            try await client.download(item, to: path)
+            print(path)
+        }
+    }
+
+    /// A name that stays inside the output directory and is not hidden.
+    private static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 100 && !name.hasPrefix(".")
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `mediad submit` against a real server, with real media, as a CI script runs it.
+@Suite(.serialized) struct SubmitCommandTests {
+    /// Runs `mediad submit …` with `environment` added (e.g. MEDIAD_TOKEN).
+    func submit(_ arguments: [String], environment: [String: String] = [:]) throws -> Command.Output {
+        try Command.run(
+            "env", environment.map { "\($0.key)=\($0.value)" } + [ServerProcess.binary, "submit"] + arguments,
+            allowFailure: true)
+    }
+
+    @Test func remuxesAndDownloadsTheOutput() throws {
+        let scratch = try Scratch("submit")
+        let server = try ServerProcess()
+        let input = try Fixtures.h264AacMP4()
+        let result = try submit(
+            ["remux", input, "--server", server.baseURL, "--option", "format=mkv", "-o", scratch.file("out")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let path = scratch.file("out/output.mkv")
+        #expect(result.text == path + "\n")
+        #expect(try Oracle.format(path)["format_name"] as? String == "matroska,webm")
+        // Stream copy: the decoded video frames are the input's.
+        #expect(try Oracle.decodedHashes(path, streams: "0:v") == Oracle.decodedHashes(input, streams: "0:v"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("out")) == ["output.mkv"])
+    }
+
+    @Test func downloadsEveryOutputOfADemux() throws {
+        let scratch = try Scratch("submit")
+        let server = try ServerProcess()
+        let result = try submit([
+            "demux", try Fixtures.h264AacMP4(), "--server", server.baseURL + "/", "-o", scratch.path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try scratch.listing() == ["audio.aac", "info.json", "video.h264"])
+        #expect(try Oracle.streams(scratch.file("audio.aac")).first?["codec_name"] as? String == "aac")
+        #expect(try Oracle.streams(scratch.file("video.h264")).first?["codec_name"] as? String == "h264")
+        let jobs = try #require(Curl.run(server.url("/jobs")).json["jobs"] as? [[String: Any]])
+        let listed = (jobs.first?["outputs"] as? [[String: Any]] ?? []).compactMap { $0["sha256"] as? String }
+        let downloaded = try ["info.json", "audio.aac", "video.h264"].map {
+            try Command.run("sha256sum", [scratch.file($0)]).text.prefix(64)
+        }
+        #expect(Set(listed) == Set(downloaded.map(String.init)))
+    }
+
+    /// A download larger than the socket buffers reaches a slow client whole, also when the connection
+    /// closes after it (`Connection: close`, as `mediad submit` sends).
+    @Test func largeOutputsArriveWholeOnClosingConnections() throws {
+        let scratch = try Scratch("submit")
+        let server = try ServerProcess()
+        let noise = scratch.file("noise.pcm")
+        try Command.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=44100", "-ac", "2", "-f",
+                "s16le", noise,
+            ])
+        let result = try submit(["encode", noise, "--server", server.baseURL, "-o", scratch.file("out")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let output = scratch.file("out/output.m4a")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int)
+        #expect(size > 6_000_000)
+        #expect(try Oracle.streams(output).first?["codec_name"] as? String == "aac")
+        let id = try #require((Curl.run(server.url("/jobs")).json["jobs"] as? [[String: Any]])?.first?["id"] as? String)
+        let slow = try Curl.run(
+            server.url("/jobs/\(id)/output"), ["-H", "Connection: close", "--limit-rate", "2M"])
+        #expect(slow.status == 200)
+        #expect(slow.body.count == size)
+        #expect(slow.body == (try Data(contentsOf: URL(fileURLWithPath: output))))
+    }
+
+    @Test func aFailedJobPrintsItsErrorAndWritesNothing() throws {
+        let scratch = try Scratch("submit")
+        let server = try ServerProcess()
+        let cut = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.h264AacMP4())).prefix(40_000)
+        let file = try scratch.write("cut.mp4", [UInt8](cut))
+        let result = try submit(["remux", file, "--server", server.baseURL, "-o", scratch.file("out")])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("error: truncated_input: "), "\(result.stderr)")
+        #expect(result.text.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("out")).isEmpty)
+    }
+
+    @Test func refusedRequestsPrintTheServersError() throws {
+        let scratch = try Scratch("submit")
+        let tokens = try scratch.write("tokens", Array("ci:ci-token-0123456789abcdef\n".utf8))
+        let server = try ServerProcess(["--auth-tokens", tokens, "--max-upload", "100K"])
+        let small = try Fixtures.adts()
+        let arguments = ["decode", small, "--server", server.baseURL, "-o", scratch.file("out")]
+
+        let anonymous = try submit(arguments)
+        #expect(anonymous.status == 1)
+        #expect(anonymous.stderr.hasPrefix("error: unauthorized: "), "\(anonymous.stderr)")
+        let wrong = try submit(arguments, environment: ["MEDIAD_TOKEN": "ci-token-0123456789abcdeX"])
+        #expect(wrong.stderr.hasPrefix("error: unauthorized: "))
+        #expect(!wrong.stderr.contains("ci-token"))
+
+        let token = ["MEDIAD_TOKEN": "ci-token-0123456789abcdef"]
+        let large = try submit(["remux", try Fixtures.h264AacMP4(), "--server", server.baseURL], environment: token)
+        #expect(large.status == 1)
+        #expect(large.stderr.hasPrefix("error: payload_too_large: "), "\(large.stderr)")
+        let text = try scratch.write("notes.aac", Array("just some text, not audio\n".utf8))
+        let unsupported = try submit(["decode", text, "--server", server.baseURL], environment: token)
+        #expect(unsupported.status == 1)
+        #expect(unsupported.stderr.hasPrefix("error: unsupported_format: "), "\(unsupported.stderr)")
+        let badOption = try submit(arguments + ["--option", "format=mp3"], environment: token)
+        #expect(badOption.stderr.hasPrefix("error: invalid_option: "))
+
+        let decoded = try submit(arguments, environment: token)
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(try Oracle.streams(scratch.file("out/output.wav")).first?["codec_name"] as? String == "pcm_s16le")
+
+        let nobody = try ServerProcess()
+        nobody.stop(SIGKILL)
+        let down = try submit(["decode", small, "--server", nobody.baseURL])
+        #expect(down.stderr.hasPrefix("error: connection_failed: "))
+        #expect(try submit(["transcode", small]).stderr.hasPrefix("error: invalid_option: no job kind"))
+    }
+
+    @Test func anIdempotencyKeyMakesARetryReuseTheJob() throws {
+        let scratch = try Scratch("submit")
+        let server = try ServerProcess()
+        for directory in ["first", "second"] {
+            let result = try submit(
+                [
+                    "encode", try Fixtures.wav(), "--server", server.baseURL, "--option", "bitrate=128k",
+                    "--idempotency-key", "ci-run-7", "-o", scratch.file(directory),
+                ])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let jobs = try #require(Curl.run(server.url("/jobs")).json["jobs"] as? [Any])
+        #expect(jobs.count == 1)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: scratch.file("first/output.m4a")))
+                == Data(contentsOf: URL(fileURLWithPath: scratch.file("second/output.m4a"))))
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// A webhook receiver on loopback for the tests: a plain socket server on its own thread that reads each
+/// HTTP/1.1 request (head and `Content-Length` body), keeps it, and answers with the status the test
+/// chose for that request's number. Call `stop()` when done.
+final class WebhookReceiver: @unchecked Sendable {
+    // `requests` and `statuses` are guarded by `lock`; the listening socket is closed once, by `stop()`.
+    struct Received {
+        var target: String
+        var headers: [String: String]
+        var body: Data
+    }
+
+    private let lock = NSLock()
+    private var requests: [Received] = []
+    private var statuses: [Int]
+    private let listener: Int32
+    let port: Int
+
+    /// `statuses[n]` answers the n-th request; requests past the list get its last status. Not
+    /// `accepting`, the socket listens (connections open) but no request is ever read or answered.
+    init(statuses: [Int], accepting: Bool = true) throws {
+        self.statuses = statuses
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            throw CocoaError(.fileWriteUnknown)
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        if accepting { Thread { [self] in serve() }.start() }
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    var received: [Received] { lock.withLock { requests } }
+
+    /// Changes how the next requests are answered.
+    func answer(with status: Int) { lock.withLock { statuses = [status] } }
+
+    private func serve() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            handle(client)
+            close(client)
+        }
+    }
+
+    private func handle(_ client: Int32) {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        func readMore() -> Bool {
+            let count = read(client, &buffer, buffer.count)
+            if count <= 0 { return false }
+            data.append(contentsOf: buffer[0..<count])
+            return true
+        }
+        let separator = Data("\r\n\r\n".utf8)
+        while data.range(of: separator) == nil { guard readMore() else { return } }
+        let headEnd = data.range(of: separator)!
+        let lines = String(decoding: data[..<headEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        let length = Int(headers["content-length"] ?? "0") ?? 0
+        while data.count - headEnd.upperBound < length { guard readMore() else { return } }
+        let body = data[headEnd.upperBound..<(headEnd.upperBound + length)]
+        let target = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+        let status = lock.withLock { () -> Int in
+            let status = statuses[min(requests.count, statuses.count - 1)]
+            requests.append(Received(target: target, headers: headers, body: Data(body)))
+            return status
+        }
+        let response = "HTTP/1.1 \(status) Test\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+        _ = response.withCString { write(client, $0, strlen($0)) }
+    }
+
+    /// Stops listening; the serving thread ends.
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
