@@ -29,11 +29,15 @@ public struct OptionReader {
         return value
     }
 
-    /// Reads `key` as a finite number of seconds ≥ 0, or nil when absent.
+    /// The largest number of seconds an option takes: about 31 years. Any time in a 32-bit time base
+    /// (ticks = seconds × den / num) then fits in an Int64, so no conversion of it can trap.
+    public static let maximumSeconds: Double = 1_000_000_000
+
+    /// Reads `key` as a number of seconds from 0 to `maximumSeconds`, or nil when absent.
     public mutating func seconds(_ key: String) throws -> Double? {
         guard let raw = take(key) else { return nil }
-        guard let value = Double(raw), value.isFinite, value >= 0 else {
-            throw invalid(key, raw, "expected a number of seconds ≥ 0, e.g. 12.5")
+        guard let value = Double(raw), value.isFinite, value >= 0, value <= Self.maximumSeconds else {
+            throw invalid(key, raw, "expected a number of seconds from 0 to \(Int(Self.maximumSeconds)), e.g. 12.5")
         }
         return value
     }
