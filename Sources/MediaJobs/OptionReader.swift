@@ -59,11 +59,15 @@ public struct OptionReader {
         let (digits, scale): (Substring, Double) =
             lower.hasSuffix("k")
             ? (lower.dropLast(), 1000) : lower.hasSuffix("m") ? (lower.dropLast(), 1_000_000) : (Substring(lower), 1)
-        guard let number = Double(digits), number.isFinite, range.contains(Int(number * scale)) else {
+        // `Int(exactly:)`, not `Int(_:)`: a value such as 1e300 must be refused, not trap the server that
+        // validates the query.
+        guard let number = Double(digits), number.isFinite,
+            let bits = Int(exactly: (number * scale).rounded(.towardZero)), range.contains(bits)
+        else {
             throw invalid(
                 key, raw, "expected bits per second from \(range.lowerBound) to \(range.upperBound), e.g. 96k")
         }
-        return Int(number * scale)
+        return bits
     }
 
     /// Reads `key` as a frame rate: an integer, a decimal or a fraction such as `30000/1001`.
