@@ -21,7 +21,9 @@ public struct FrameRate: Equatable, Sendable, Codable, CustomStringConvertible {
             if let num = ntsc.first(where: { abs($0.key - decimal) < 0.0005 })?.value {
                 (numerator, denominator) = (num, 1001)
             } else {
-                (numerator, denominator) = (Int((decimal * 1000).rounded()), 1000)
+                // `Int(exactly:)`: 1e300 is refused like any rate out of range, not a trap.
+                guard let thousandths = Int(exactly: (decimal * 1000).rounded()) else { return nil }
+                (numerator, denominator) = (thousandths, 1000)
             }
         } else {
             return nil

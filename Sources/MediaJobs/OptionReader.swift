@@ -29,11 +29,15 @@ public struct OptionReader {
         return value
     }
 
-    /// Reads `key` as a finite number of seconds ≥ 0, or nil when absent.
+    /// The largest number of seconds an option takes: about 31 years. Any time in a 32-bit time base
+    /// (ticks = seconds × den / num) then fits in an Int64, so no conversion of it can trap.
+    public static let maximumSeconds: Double = 1_000_000_000
+
+    /// Reads `key` as a number of seconds from 0 to `maximumSeconds`, or nil when absent.
     public mutating func seconds(_ key: String) throws -> Double? {
         guard let raw = take(key) else { return nil }
-        guard let value = Double(raw), value.isFinite, value >= 0 else {
-            throw invalid(key, raw, "expected a number of seconds ≥ 0, e.g. 12.5")
+        guard let value = Double(raw), value.isFinite, value >= 0, value <= Self.maximumSeconds else {
+            throw invalid(key, raw, "expected a number of seconds from 0 to \(Int(Self.maximumSeconds)), e.g. 12.5")
         }
         return value
     }
@@ -55,11 +59,15 @@ public struct OptionReader {
         let (digits, scale): (Substring, Double) =
             lower.hasSuffix("k")
             ? (lower.dropLast(), 1000) : lower.hasSuffix("m") ? (lower.dropLast(), 1_000_000) : (Substring(lower), 1)
-        guard let number = Double(digits), number.isFinite, range.contains(Int(number * scale)) else {
+        // `Int(exactly:)`, not `Int(_:)`: a value such as 1e300 must be refused, not trap the server that
+        // validates the query.
+        guard let number = Double(digits), number.isFinite,
+            let bits = Int(exactly: (number * scale).rounded(.towardZero)), range.contains(bits)
+        else {
             throw invalid(
                 key, raw, "expected bits per second from \(range.lowerBound) to \(range.upperBound), e.g. 96k")
         }
-        return Int(number * scale)
+        return bits
     }
 
     /// Reads `key` as a frame rate: an integer, a decimal or a fraction such as `30000/1001`.

@@ -79,6 +79,24 @@ import Testing
         #expect(result.warnings.contains { $0.contains("1024-sample AAC encoder delay") })
     }
 
+    /// Found by fuzzing: an `hvcC` whose first NAL unit array has type 5 made `hevc_mp4toannexb` fail to
+    /// start, and the filter's context was then freed twice (the worker died of SIGABRT).
+    @Test func refusesAnHVCCWithAnUnknownNALArrayType() throws {
+        let scratch = try Scratch("demux")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Fixtures.hevcAacMP4())))
+        let type = try #require(
+            bytes.indices.first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == Array("hvcC".utf8) })
+        // After the type: 22 bytes of configuration, numOfArrays, then the first array's NAL unit type.
+        let firstArray = type + 4 + 23
+        bytes[firstArray] = (bytes[firstArray] & 0xC0) | 5
+        let input = try scratch.write("input.mp4", bytes)
+        let error = #expect(throws: MediaError.self) {
+            try DemuxJob(input: input, outputDirectory: scratch.file("out")).run(JobContext())
+        }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.message.contains("hevc_mp4toannexb") == true, "\(String(describing: error))")
+    }
+
     @Test func refusesNonMP4Inputs() throws {
         let scratch = try Scratch("demux")
         let mkv = scratch.file("input.mkv")

@@ -145,11 +145,23 @@ import Testing
     @Test(arguments: [
         ["format": "avi"], ["tracks": "subtitles"], ["start": "-1"], ["start": "abc"], ["faststart": "maybe"],
         ["speed": "2"], ["format": "mkv", "faststart": "true"], ["format": "mkv", "fragmented": "true"],
-        ["start": "5", "end": "2"], ["format": "m4a", "tracks": "video"],
+        ["start": "5", "end": "2"], ["format": "m4a", "tracks": "video"], ["end": "1e300"], ["start": "1000000001"],
     ])
     func rejectsBadOptions(values: [String: String]) {
         let error = #expect(throws: MediaError.self) { try RemuxJob.Options(parsing: values) }
         #expect(error?.code == .invalidOption)
+    }
+
+    /// `end=1e300` used to trap converting the end to ticks (a worker_crashed job); the largest end
+    /// accepted keeps the whole input.
+    @Test func endAtTheLargestAcceptedValueKeepsEverything() throws {
+        let scratch = try Scratch("remux")
+        let input = try Fixtures.h264AacMP4()
+        let (output, result) = try remux(input, to: .mkv, in: scratch, ["end": "1000000000"])
+        #expect(try Oracle.packetCount(output, stream: "v:0") == 90)
+        #expect(result.cutEnd.map { abs($0 - 3) < 0.1 } == true, "\(String(describing: result.cutEnd))")
+        let error = #expect(throws: MediaError.self) { try RemuxJob.Options(parsing: ["end": "1e300"]) }
+        #expect(error?.message.contains("from 0 to 1000000000") == true)
     }
 
     @Test func explainsAllowedValuesInTheMessage() {

@@ -3,8 +3,8 @@ import TestSupport
 import Testing
 
 /// A few hundred mutations of valid MP4, ADTS and WAV files — bit flips, truncations, box-size changes —
-/// sent through `POST /probe` and `POST /jobs/remux`: the server stays up, every job ends, and no answer is
-/// a 5xx other than the documented ones.
+/// sent through `POST /probe` and `POST /jobs/remux`: the server stays up, every job ends, no answer is
+/// a 5xx other than the documented ones, and no probe or job fails because its process crashed.
 @Suite(.serialized) struct FuzzSmokeTests {
     /// One reproducible mutation of `bytes`.
     static func mutate(_ bytes: [UInt8], _ random: inout SeededBytes) -> [UInt8] {
@@ -52,6 +52,8 @@ import Testing
                 reply.status < 500 || allowed5xx.contains(reply.status), "round \(round): \(reply.status) \(reply.text)"
             )
             #expect(reply.status < 400 || reply.errorCode != nil, "round \(round): an error without a code")
+            // A probe child that crashed (or trapped) on a mutation is a parser bug, not a clean refusal.
+            #expect(reply.errorCode != "worker_crashed", "round \(round): \(reply.text)")
             if let id = reply.json["id"] as? String { jobs.append(id) }
         }
         for id in jobs {
@@ -59,7 +61,10 @@ import Testing
             let state = job["state"] as? String ?? ""
             #expect(["succeeded", "failed"].contains(state), "job \(id) ended \(state)")
             if state == "failed" {
-                #expect((job["error"] as? [String: Any])?["code"] as? String != "internal_error", "\(job)")
+                // Every mutation must be refused with the engine's own code: a worker that died of a signal
+                // (`worker_crashed`) means a trap or a memory error in our code or libav's.
+                let code = (job["error"] as? [String: Any])?["code"] as? String
+                #expect(code != "internal_error" && code != "worker_crashed", "\(job)")
             }
         }
         #expect(try Curl.run(server.url("/healthz")).status == 200)

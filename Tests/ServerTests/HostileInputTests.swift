@@ -65,6 +65,22 @@ import Testing
         #expect(listener.acceptedConnections() == 0, "libav made a request to the listener")
     }
 
+    /// Option values too large for an integer used to trap the server while it validated the query:
+    /// one request stopped the service. They are `invalid_option` like any value out of range.
+    @Test func hugeOptionValuesAreRefusedAndTheServerCarriesOn() throws {
+        let attempts = [
+            ("/jobs/encode?bitrate=1e300", try Fixtures.wav()), ("/jobs/mux?fps=1e300", try Fixtures.adts()),
+            ("/jobs/remux?end=1e300", try Fixtures.h264AacMP4()),
+        ]
+        for (route, file) in attempts {
+            let reply = try Curl.run(server.url(route), ["-T", file])
+            #expect(reply.status == 400, "\(route): \(reply.text)")
+            #expect(reply.errorCode == "invalid_option", "\(route): \(reply.text)")
+        }
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
+        #expect(try storeListing().jobs.isEmpty)
+    }
+
     @Test func concatListsTextAndRandomBytesAreRefused() throws {
         let concat = try scratch.write("list.mp4", Array("ffconcat version 1.0\nfile '/etc/passwd'\n".utf8))
         var generator = SeededBytes(seed: 11)

@@ -77,6 +77,54 @@ import Testing
         #expect(outputs.isEmpty, "no partial output: \(outputs)")
     }
 
+    /// A worker whose server is killed dies with it: it neither finishes the job behind the back of a
+    /// restarted server nor traps on its next progress line to a pipe nobody reads (it used to do both).
+    @Test func workerDiesWithItsServer() throws {
+        let scratch = try Scratch("orphan")
+        let server = try ServerProcess()
+        let id = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 600)])
+        let worker = try #require(try Self.worker(of: server, job: id))
+        _ = server.stop(SIGKILL)
+        for _ in 0..<300 where Self.isAlive(worker) { usleep(100_000) }
+        #expect(!Self.isAlive(worker), "the worker outlived its server")
+        let outputs = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs/\(id)/outputs")
+        #expect(!outputs.contains("output.m4a"), "the orphaned worker finished the job: \(outputs)")
+    }
+
+    /// The tether itself: a child whose recorded server is not (or no longer) its parent kills itself at
+    /// once; one whose server is its parent runs normally.
+    @Test func childWhoseServerIsGoneKillsItself() throws {
+        func probe(server: Int32) throws -> (reason: Process.TerminationReason, status: Int32, output: Data) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: ServerProcess.binary)
+            process.arguments = ["probe", "--json", try Fixtures.h264AacMP4()]
+            process.environment = ProcessInfo.processInfo.environment.merging(["MEDIAD_SERVER_PID": String(server)]) {
+                $1
+            }
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationReason, process.terminationStatus, data)
+        }
+        let orphan = try probe(server: getppid())
+        #expect(orphan.reason == .uncaughtSignal && orphan.status == SIGKILL, "\(orphan)")
+        #expect(orphan.output.isEmpty)
+        let child = try probe(server: getpid())
+        #expect(child.reason == .exit && child.status == 0, "\(child)")
+        let info = try JSONSerialization.jsonObject(with: child.output) as? [String: Any]
+        #expect(info?["container"] as? String == "mp4")
+    }
+
+    /// Running, not merely a zombie waiting for a reaper that may never come.
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        // The state follows the parenthesised command name.
+        return stat.split(separator: ")").last?.split(separator: " ").first != "Z"
+    }
+
     // MARK: Helpers
 
     /// Kills the worker of one running job with `signal` while another job runs on the second worker.

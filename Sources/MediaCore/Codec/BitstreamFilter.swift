@@ -11,18 +11,19 @@ public final class BitstreamFilter {
         }
         var pointer: UnsafeMutablePointer<AVBSFContext>? = nil
         try LibavError.check(av_bsf_alloc(filter, &pointer), "allocating \(name)", code: .internalError)
-        context = pointer!
+        // Configured through the local pointer and stored only once it works: a throw after `context` is
+        // set would run `deinit`, which frees the context a second time.
         do {
             try LibavError.check(
-                avcodec_parameters_copy(context.pointee.par_in, parameters), "configuring \(name)",
+                avcodec_parameters_copy(pointer!.pointee.par_in, parameters), "configuring \(name)",
                 code: .internalError)
-            context.pointee.time_base_in = timeBase
-            try LibavError.check(av_bsf_init(context), "starting \(name)")
+            pointer!.pointee.time_base_in = timeBase
+            try LibavError.check(av_bsf_init(pointer), "starting \(name)")
         } catch {
-            var owned: UnsafeMutablePointer<AVBSFContext>? = context
-            av_bsf_free(&owned)
+            av_bsf_free(&pointer)
             throw error
         }
+        context = pointer!
     }
 
     deinit {

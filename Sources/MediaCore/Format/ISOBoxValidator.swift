@@ -39,10 +39,11 @@ public enum ISOBoxValidator {
                 throw MediaError(
                     .invalidInput, "the '\(printable(type))' box at byte \(offset) has an impossible size \(size)")
             }
-            guard offset + size <= fileSize else {
+            // Compared with the bytes left, not as `offset + size`: a 64-bit size near Int64.max overflows.
+            guard size <= fileSize - offset else {
                 throw MediaError(
                     .truncatedInput,
-                    "the '\(printable(type))' box at byte \(offset) claims \(size) bytes but the file ends \(offset + size - fileSize) bytes early"
+                    "the '\(printable(type))' box at byte \(offset) claims \(size) bytes but only \(fileSize - offset) are left in the file"
                 )
             }
             if type == "moov" {

@@ -26,13 +26,16 @@ public final class OutputFile {
         try LibavError.check(
             avformat_alloc_output_context2(&pointer, nil, muxer, temporaryPath), "no libav muxer '\(muxer)'",
             code: .internalError)
-        context = pointer!
+        let created = pointer!
         let options = LibavDictionary(["protocol_whitelist": "file"])
-        let opened = avio_open2(&context.pointee.pb, temporaryPath, AVIO_FLAG_WRITE, nil, &options.pointer)
+        let opened = avio_open2(&created.pointee.pb, temporaryPath, AVIO_FLAG_WRITE, nil, &options.pointer)
+        // Freed here and stored only on success: a throw after `context` is set would run `deinit`, which
+        // frees the context a second time.
         if opened < 0 {
-            avformat_free_context(context)
+            avformat_free_context(created)
             throw LibavError.error(opened, "cannot create \(path)", code: .ioError)
         }
+        context = created
     }
 
     deinit {

@@ -13,7 +13,7 @@ struct KeyframeSeeker {
     /// after `seconds`; the seeker then backs off further and tries again, down to the file's start.
     func positionAtKeyframe(before seconds: Double) throws -> Int64 {
         let stream = input.stream(anchor)
-        let target = Int64((seconds / av_q2d(stream.pointee.time_base)).rounded(.down))
+        let target = try TrimWindow.ticks(seconds, in: stream.pointee.time_base, rounding: .down)
         let packet = Packet()
         for backoff in [0.0, 1, 5, 30, .infinity] {
             let seekSeconds = max(0, seconds - backoff)
@@ -39,7 +39,12 @@ struct KeyframeSeeker {
     private func seek(to seconds: Double?) throws {
         let context = input.context
         let start = context.pointee.start_time == mediad_nopts_value() ? 0 : context.pointee.start_time
-        let timestamp = seconds.map { start + Int64($0 * Double(AV_TIME_BASE)) } ?? Int64.min
+        // Saturating: a hostile file can state a start time near Int64.max.
+        let timestamp =
+            seconds.map {
+                let (sum, overflow) = start.addingReportingOverflow(Int64($0 * Double(AV_TIME_BASE)))
+                return overflow ? (start < 0 ? Int64.min : Int64.max) : sum
+            } ?? Int64.min
         let result = avformat_seek_file(context, -1, Int64.min, timestamp, timestamp, 0)
         if result < 0 && seconds != nil {
             throw LibavError.error(result, "cannot seek to \(seconds!) s", code: .emptySelection)

@@ -41,7 +41,7 @@ public struct RemuxJob: Sendable {
         let cutStart = try requestedStart.map {
             try KeyframeSeeker(input: source, anchor: anchor.inputIndex).positionAtKeyframe(before: $0)
         }
-        let window = TrimWindow(
+        let window = try TrimWindow(
             anchorIndex: anchor.inputIndex, anchorTimeBase: anchor.inputTimeBase, cutStart: cutStart, end: options.end)
         let destination = try plan.makeOutput(path: output, input: source)
         try destination.writeHeader(

@@ -19,12 +19,24 @@ final class TrimWindow {
     private var held: [Packet] = []
     private var finishedTracks: Set<Int> = []
 
-    init(anchorIndex: Int, anchorTimeBase: AVRational, cutStart: Int64?, end: Double?) {
+    init(anchorIndex: Int, anchorTimeBase: AVRational, cutStart: Int64?, end: Double?) throws {
         self.anchorIndex = anchorIndex
         self.anchorTimeBase = anchorTimeBase
         self.cutStart = cutStart
-        self.requestedEnd = end.map { Int64(($0 / av_q2d(anchorTimeBase)).rounded(.up)) }
+        self.requestedEnd = try end.map { try Self.ticks($0, in: anchorTimeBase, rounding: .up) }
         anchorStarted = cutStart == nil
+    }
+
+    /// `seconds` in `timeBase`, refused rather than trapping when the input's time base makes it
+    /// unrepresentable (a zero numerator, or a time beyond Int64).
+    static func ticks(_ seconds: Double, in timeBase: AVRational, rounding: FloatingPointRoundingRule) throws -> Int64 {
+        let ticks = (seconds / av_q2d(timeBase)).rounded(rounding)
+        guard let exact = Int64(exactly: ticks) else {
+            throw MediaError(
+                .invalidInput,
+                "\(seconds) s cannot be expressed in the input's time base \(timeBase.num)/\(timeBase.den)")
+        }
+        return exact
     }
 
     /// What to do with a packet read from the input.

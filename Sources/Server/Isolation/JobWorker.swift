@@ -13,6 +13,7 @@ public enum JobWorker {
     /// Runs the job and exits: 0 when a final message was written (success or failure), 1 otherwise.
     /// The job's outputs stop with `insufficient_storage` before the disk has less than `minimumFreeBytes` free.
     public static func run(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) -> Never {
+        ServerTether.holdIfStartedByServer()
         closeInheritedSockets()
         exitWithParent()
         let message: WorkerMessage

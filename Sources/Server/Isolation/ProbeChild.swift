@@ -16,7 +16,7 @@ enum ProbeChild {
         process.arguments = ["probe", "--json", "--", path]
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
+        process.environment = ServerTether.childEnvironment(environment)
         let stdout = Pipe()
         let stderr = Pipe()
         process.standardInput = FileHandle.nullDevice

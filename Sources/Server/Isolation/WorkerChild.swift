@@ -40,7 +40,7 @@ final class WorkerChild: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         // A crash should end the worker at once, not after a symbolicated backtrace.
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
+        process.environment = ServerTether.childEnvironment(environment)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = stdout
         process.standardError = stderr

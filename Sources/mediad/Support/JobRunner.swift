@@ -1,6 +1,7 @@
 import Foundation
 import MediaCore
 import MediaJobs
+import Server
 import Synchronization
 
 /// Set by SIGINT/SIGTERM; jobs poll it and stop with `cancelled`, removing their partial outputs.
@@ -11,6 +12,8 @@ enum JobRunner {
     /// Runs `body` with a context wired to the progress bar and to Ctrl-C, and turns failures into
     /// `error: <code>: <message>` with exit status 1.
     static func run<Result>(showProgress: Bool = true, _ body: (JobContext) throws -> Result) throws -> Result {
+        // `mediad probe` runs as a child of the server for POST /probe: it must not outlive the server.
+        ServerTether.holdIfStartedByServer()
         installInterruptHandlers()
         LibavLog.configure(level: verboseLibav ? 32 : 16) { _, line in
             FileHandle.standardError.write(Data("libav: \(line)\n".utf8))
