@@ -15,7 +15,6 @@ public enum JobWorker {
     public static func run(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) -> Never {
         ServerTether.holdIfStartedByServer()
         closeInheritedSockets()
-        exitWithParent()
         let message: WorkerMessage
         do {
             try limits.apply()
@@ -45,16 +44,6 @@ public enum JobWorker {
         let context = JobContext(reportProgress: { progress.report($0) }, checkResources: { try space.check() })
         let outcome = try JobExecutor(store: store).run(record, context: context)
         return WorkerMessage.Success(warnings: outcome.warnings, result: outcome.result)
-    }
-
-    /// Ends this worker as soon as its server is gone (killed with SIGKILL, say): in a shared store another
-    /// replica takes the job over once the lease lapses, and an orphan must not keep writing its outputs.
-    private static func exitWithParent() {
-        let parent = getppid()
-        Thread.detachNewThread {
-            while getppid() == parent { usleep(200_000) }
-            _exit(1)
-        }
     }
 
     /// Closes the server's sockets (client connections, the listener) that the spawn let through, so a

@@ -3,7 +3,8 @@ import Foundation
 /// Ties a process the server started (a job worker, a probe) to the server's life.
 ///
 /// A server that dies (killed, crashed) leaves its children running. A worker would carry on writing
-/// into a job directory that the restarted server is already retrying, and its next progress line would
+/// into a job directory that the restarted server (or, in a shared store, another replica once the lease
+/// lapses) is already retrying, and its next progress line would
 /// go to a pipe nobody reads: SIGPIPE is ignored in the server and so in its children, the write fails
 /// with EPIPE, and Foundation's `FileHandle.write` turns that into a runtime trap (SIGILL). So the server
 /// puts its pid in each child's environment, and the child kills itself (SIGKILL, as the server's own
