@@ -62,10 +62,18 @@ def timed(command, **kwargs):
 
 
 def median_time(action, runs, warmup=1):
-    """Median wall time of `action` (a function returning seconds) after `warmup` untimed runs."""
+    """Median wall time of `action` (a function returning seconds) after `warmup` untimed runs.
+
+    Dirty pages are flushed (untimed) before each run, so no run pays for writing back the files of
+    the one before it: mediad syncs its outputs and uploads, ffmpeg, cp and nginx do not.
+    """
     for _ in range(warmup):
         action()
-    return statistics.median(action() for _ in range(runs))
+    times = []
+    for _ in range(runs):
+        os.sync()
+        times.append(action())
+    return statistics.median(times)
 
 
 def start(command, **kwargs):
@@ -364,6 +372,7 @@ class Bench:
                     ffmpeg_time = median_time(lambda: timed(ffmpeg), self.runs)
                     cp_time = median_time(lambda: timed(["cp", source, out]), self.runs)
                     command_time = median_time(lambda: timed([self.mediad, "remux", source, "-o", out]), self.runs)
+                    os.sync()
                     engine_time = statistics.median(
                         float(line) for line in run([self.engine, source, out, fmt, str(self.runs)]).split())
                     for how, value in (("in-process", engine_time), ("`mediad remux`", command_time)):
