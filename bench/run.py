@@ -353,8 +353,8 @@ class Bench:
     def case(self, name, body):
         try:
             body()
-        except CaseFailure as error:
-            self.report.fail(name, error)
+        except Exception as error:  # any failure of one case is reported and the others still run
+            self.report.fail(name, error if isinstance(error, CaseFailure) else repr(error))
         finally:
             stop_all()
 
