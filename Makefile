@@ -3,14 +3,24 @@
 SWIFT ?= swift
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libssl-dev zlib1g-dev \
 	pkg-config ffmpeg curl
+BENCH_APT_PACKAGES := nginx-light wrk
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps test-deps build release test run clean format
+.PHONY: deps apt-install test-deps bench-deps build release test bench bench-smoke run clean format
 
 ## Installs the Debian packages that are missing (libav headers, the ffmpeg/ffprobe test oracle, …).
 deps:
-	@missing=""; for package in $(APT_PACKAGES); do \
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_PACKAGES)"
+
+## Adds what the benchmarks compare against: nginx (run by the harness as the current user on loopback,
+## never as the system service) and the wrk load generator.
+bench-deps: deps
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(BENCH_APT_PACKAGES)"
+
+## Installs the Debian packages in PACKAGES that dpkg does not list as installed.
+apt-install:
+	@missing=""; for package in $(PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -33,10 +43,24 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## Builds everything and runs the whole test suite (unit, engine, CLI, real-world media).
+## Builds everything and runs the whole test suite (unit, engine, CLI, real-world media), then the
+## benchmark harness in its smoke mode so it keeps working.
 test: test-deps
 	$(SWIFT) build
 	MEDIAD_BIN="$$($(SWIFT) build --show-bin-path)/mediad" $(SWIFT) test
+	$(MAKE) --no-print-directory bench-smoke
+
+## Benchmarks mediad against the ffmpeg CLI, cp and nginx on release builds; writes bench/results/<date>.md.
+## BENCH_ARGS passes options to bench/run.py (e.g. BENCH_ARGS='--runs 5 --note "idle machine"').
+bench: bench-deps
+	$(SWIFT) build -c release
+	python3 bench/run.py --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" $(BENCH_ARGS)
+
+## The same harness in seconds, on tiny inputs, judging no timings: fails only if a case fails. It uses the
+## debug build that `make test` has just made (a release build here takes far longer than the run).
+bench-smoke: bench-deps
+	$(SWIFT) build
+	python3 bench/run.py --smoke --bin-dir "$$($(SWIFT) build --show-bin-path)"
 
 ## Builds the release binary and starts the service on its defaults (127.0.0.1:8080, ./data).
 run: release

@@ -48,6 +48,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "mediad-bench", dependencies: ["MediaCore", "MediaJobs"], path: "Benchmarks/mediad-bench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "TestSupport"]),
         .testTarget(name: "MediaJobsTests", dependencies: ["MediaJobs", "TestSupport"]),

@@ -26,11 +26,26 @@ public enum JobJSON {
         return decoder
     }
 
-    /// `2026-11-22T07:30:00.123Z`.
+    /// `2026-11-22T07:30:00.123Z`: UTC, milliseconds rounded to nearest as `ISO8601DateFormatter` does.
+    ///
+    /// Written out by hand because every job JSON holds up to three times and creating an
+    /// `ISO8601DateFormatter` (an ICU formatter underneath) for each one cost most of a
+    /// `GET /jobs/{id}`.
     public static func rfc3339(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        var seconds = time_t((milliseconds / 1000).rounded(.down))
+        let fraction = Int32(milliseconds - Double(seconds) * 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return "\(digits(parts.tm_year + 1900, 4))-\(digits(parts.tm_mon + 1, 2))-\(digits(parts.tm_mday, 2))"
+            + "T\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2))"
+            + ".\(digits(fraction, 3))Z"
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits.
+    private static func digits(_ value: Int32, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 
     public static func parse(_ text: String) -> Date? {

@@ -27,7 +27,11 @@ public final class UploadFile: @unchecked Sendable {
     private let lock = NSLock()
     private var fd: Int32
     private var written: Int64 = 0
+    /// Bytes already handed to the disk's writeback (see `write`).
+    private var writebackStarted: Int64 = 0
     private let hasher = SHA256Hasher()
+    /// Writeback is started every this many bytes.
+    static let writebackInterval: Int64 = 8 << 20
 
     /// Where the bytes are being written.
     public let path: String
@@ -49,6 +53,10 @@ public final class UploadFile: @unchecked Sendable {
 
     /// Appends bytes (all of them: short writes and `EINTR` are retried) and adds them to the digest.
     /// Throws `insufficient_storage` instead when they would take the disk below the store's watermark.
+    ///
+    /// Every few megabytes the disk is asked to start writing what has arrived, so the upload is on
+    /// its way to disk while it is received: the `fsync` in `finish()` then waits for the last
+    /// megabytes, not for gigabytes of dirty pages at once.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         try lock.withLock {
             try requireOpen()
@@ -56,6 +64,10 @@ public final class UploadFile: @unchecked Sendable {
             try FileIO.writeAll(fd, bytes, path: path)
             hasher.update(bytes)
             written += Int64(bytes.count)
+            if written - writebackStarted >= Self.writebackInterval {
+                FileIO.startWriteback(fd, offset: writebackStarted, length: written - writebackStarted)
+                writebackStarted = written
+            }
         }
     }
 

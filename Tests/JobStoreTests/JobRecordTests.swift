@@ -50,6 +50,19 @@ import Testing
         #expect(record.notifications?.map(\.delivered) == [false, false, true])
     }
 
+    /// The hand-written formatter gives what `ISO8601DateFormatter` gives, rounding of half
+    /// milliseconds and padding included.
+    @Test(arguments: [
+        0, 1.9995, 59.9996, 1_795_000_000.0005, 1_795_000_000.25, 1_698_541_453.284897, 1_870_461_785.928547,
+        4_102_444_799.9999,
+    ])
+    func formatsTimesAsISO8601DateFormatterDoes(seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        #expect(JobJSON.rfc3339(date) == formatter.string(from: date))
+    }
+
     @Test func knowsTerminalStates() {
         #expect(JobState.allCases.filter(\.isTerminal) == [.succeeded, .failed, .cancelled])
     }

@@ -12,6 +12,9 @@ public final class OutputFile {
     public let context: UnsafeMutablePointer<AVFormatContext>
     private var headerWritten = false
     private var finished = false
+    /// The file's size when writeback was last started, and a descriptor to start it on (see `write`).
+    private var writebackMark: Int64 = 0
+    private var writebackFD: Int32 = -1
 
     /// Prepares an output written by the libav muxer called `muxer` (e.g. "mp4", "matroska").
     public init(path: String, muxer: String) throws {
@@ -41,6 +44,7 @@ public final class OutputFile {
     deinit {
         if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
         avformat_free_context(context)
+        if writebackFD >= 0 { close(writebackFD) }
         if !finished { unlink(temporaryPath) }
     }
 
@@ -74,8 +78,17 @@ public final class OutputFile {
     public var muxerName: String { String(cString: context.pointee.oformat.pointee.name) }
 
     /// Writes a packet whose timestamps are already in its output stream's time base.
+    ///
+    /// Every few megabytes the disk is asked to start writing what the muxer has written, so that the
+    /// output is mostly on disk when `finish()` syncs it instead of all of it waiting for that `fsync`.
     public func write(_ packet: Packet) throws {
         try LibavError.check(av_interleaved_write_frame(context, packet.pointer), "writing \(muxerName) output")
+        let written = avio_tell(context.pointee.pb)
+        if written - writebackMark >= FileSync.writebackInterval {
+            if writebackFD < 0 { writebackFD = open(temporaryPath, O_RDONLY | O_CLOEXEC) }
+            if writebackFD >= 0 { FileSync.startWriteback(writebackFD) }
+            writebackMark = written
+        }
     }
 
     /// Writes the trailer, closes and syncs the file, and renames it to `path`.
