@@ -54,7 +54,9 @@ final class ServerProcess: @unchecked Sendable {
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory] + extraArguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // A line per request would bury the test output; tests that read the log ask for a file and a level.
+        let quiet = logFile == nil ? ["MEDIAD_LOG_LEVEL": "warning"] : [:]
+        process.environment = ProcessInfo.processInfo.environment.merging(quiet) { $1 }.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         if let logFile {
