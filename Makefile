@@ -4,6 +4,9 @@ SWIFT ?= swift
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libssl-dev zlib1g-dev \
 	pkg-config ffmpeg curl
 BENCH_APT_PACKAGES := nginx-light wrk
+## What the tests call besides the oracle: systemd-analyze (the unit file check), readelf/ldd (the
+## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests).
+TEST_APT_PACKAGES := systemd binutils procps mount
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
@@ -28,9 +31,11 @@ apt-install:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-## Installs the Python packages the OpenAPI spec test (Tests/ServerTests/openapi_check.py) uses; where pip
-## refuses to touch an "externally managed" Python (Debian's own), they are installed for the user instead.
+## Installs the Debian tools the tests call and the Python packages the OpenAPI spec test
+## (Tests/ServerTests/openapi_check.py) uses; where pip refuses to touch an "externally managed" Python
+## (Debian's own), they are installed for the user instead.
 test-deps: deps
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
 	@python3 -c 'import openapi_spec_validator, jsonschema, yaml' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
@@ -43,14 +48,15 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## Builds everything and runs the whole test suite (unit, engine, CLI, real-world media), then the
-## benchmark harness in its smoke mode so it keeps working. Swift's crash backtracer is off for the
-## processes the tests start: it inherits a crashed child's pipes and can hold them open long after the
-## crash, so a test waiting for that child's output would wait with it; a crash still fails its test.
+## Builds everything, runs the benchmark harness in its smoke mode (so it keeps working), then the whole
+## test suite (unit, engine, CLI, real-world media), whose summary is the last thing printed. Swift's crash
+## backtracer is off for the processes the tests start: it inherits a crashed child's pipes and can hold
+## them open long after the crash, so a test waiting for that child's output would wait with it; a crash
+## still fails its test.
 test: test-deps
 	$(SWIFT) build
-	SWIFT_BACKTRACE=enable=no MEDIAD_BIN="$$($(SWIFT) build --show-bin-path)/mediad" $(SWIFT) test
 	$(MAKE) --no-print-directory bench-smoke
+	SWIFT_BACKTRACE=enable=no MEDIAD_BIN="$$($(SWIFT) build --show-bin-path)/mediad" $(SWIFT) test
 
 ## Benchmarks mediad against the ffmpeg CLI, cp and nginx on release builds; writes bench/results/<date>.md.
 ## BENCH_ARGS passes options to bench/run.py (e.g. BENCH_ARGS='--runs 5 --note "idle machine"').
