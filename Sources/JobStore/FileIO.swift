@@ -72,18 +72,29 @@ enum FileIO {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let temporary = directory + "/." + url.lastPathComponent + "." + JobStore.newID() + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError.io("cannot create", temporary) }
+        try createSynced(data, at: temporary)
         do {
-            defer { close(fd) }
-            try data.withUnsafeBytes { try writeAll(fd, $0, path: temporary) }
-            try sync(fd, path: temporary)
             try rename(temporary, to: path)
         } catch {
             unlink(temporary)
             throw error
         }
         try syncDirectory(directory)
+    }
+
+    /// Creates `path` (which must not exist) holding `data`, synced to the disk; nothing is left at `path`
+    /// when it fails. The first step of every atomic write: the file is then renamed or linked into place.
+    static func createSynced(_ data: Data, at path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StoreError.io("cannot create", path) }
+        do {
+            defer { close(fd) }
+            try data.withUnsafeBytes { try writeAll(fd, $0, path: path) }
+            try sync(fd, path: path)
+        } catch {
+            unlink(path)
+            throw error
+        }
     }
 
     /// Names in a directory, hidden ones included, in no particular order.

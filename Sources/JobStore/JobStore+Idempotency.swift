@@ -49,14 +49,8 @@ extension JobStore {
         } catch {
             throw StoreError(code: "io_error", message: "cannot encode an idempotency entry: \(error)")
         }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError.io("cannot create", temporary) }
+        try FileIO.createSynced(data, at: temporary)
         defer { unlink(temporary) }
-        do {
-            defer { close(fd) }
-            try data.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: temporary) }
-            try FileIO.sync(fd, path: temporary)
-        }
         for _ in 0..<16 {
             if link(temporary, path) == 0 {
                 try FileIO.syncDirectory(idempotencyDirectory)

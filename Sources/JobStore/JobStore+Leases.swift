@@ -100,18 +100,10 @@ extension JobStore {
         } catch {
             throw StoreError(code: "io_error", message: "cannot encode a lease: \(error)")
         }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            if errno == ENOENT { throw StoreError.notFound(URL(fileURLWithPath: directory).lastPathComponent) }
-            throw StoreError.io("cannot create", temporary)
-        }
-        defer { close(fd) }
         do {
-            try data.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: temporary) }
-            try FileIO.sync(fd, path: temporary)
-        } catch {
-            unlink(temporary)
-            throw error
+            try FileIO.createSynced(data, at: temporary)
+        } catch  where !FileIO.isDirectory(directory) {
+            throw StoreError.notFound(URL(fileURLWithPath: directory).lastPathComponent)
         }
         return temporary
     }
