@@ -65,19 +65,39 @@ public struct JobClient: Sendable {
             try await send(.GET, "/jobs/\(Self.escape(id))?wait=\(seconds)", timeout: .seconds(Int64(seconds) + 30)))
     }
 
-    /// Downloads an output into `path` and checks it against the size and SHA-256 the job lists.
+    /// Downloads an output into `path` and checks it against the size and SHA-256 the job lists. The file
+    /// reaches `path` only once it matches; a download that does not is tried once more, and then nothing
+    /// is left behind but the `download_corrupt` error.
     public func download(_ output: Job.Output, to path: String) async throws {
-        let result: HTTPClient.Download
-        do {
-            result = try await client.download(server.with(target: base + output.url), headers: authorization, to: path)
-        } catch {
-            throw Failure(code: "connection_failed", message: "\(error)")
+        let destination = URL(fileURLWithPath: path)
+        let unverified = destination.deletingLastPathComponent().appendingPathComponent(
+            "." + destination.lastPathComponent + ".unverified"
+        ).path
+        for attempt in 1...2 {
+            let result: HTTPClient.Download
+            do {
+                result = try await client.download(
+                    server.with(target: base + output.url), headers: authorization, to: unverified)
+            } catch {
+                throw Failure(code: "connection_failed", message: "\(error)")
+            }
+            guard (200..<300).contains(result.status) else { throw Self.failure(result.status, result.errorBody) }
+            let matches =
+                output.sha256.map { $0 == result.sha256 } ?? true && output.size.map { $0 == result.size } ?? true
+            if matches {
+                guard rename(unverified, path) == 0 else {
+                    unlink(unverified)
+                    throw Failure(
+                        code: "io_error", message: "cannot rename into \(path): \(String(cString: strerror(errno)))")
+                }
+                return
+            }
+            unlink(unverified)
+            if attempt == 2 { break }
         }
-        guard (200..<300).contains(result.status) else { throw Self.failure(result.status, result.errorBody) }
-        if output.sha256.map({ $0 != result.sha256 }) ?? false || output.size.map({ $0 != result.size }) ?? false {
-            throw Failure(
-                code: "download_corrupt", message: "\(path) does not match the size and SHA-256 the server listed")
-        }
+        throw Failure(
+            code: "download_corrupt",
+            message: "\(path) did not match the size and SHA-256 the server listed, twice; nothing was kept")
     }
 
     private var base: String {
