@@ -8,6 +8,15 @@ final class LoopbackListener: @unchecked Sendable {
     let port: Int
 
     init() throws {
+        (fd, port) = try Self.listeningSocket()
+        guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else {
+            close(fd)
+            throw Failure(what: "fcntl")
+        }
+    }
+
+    /// A TCP socket listening on 127.0.0.1 at a port the kernel picks, and that port.
+    static func listeningSocket() throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(what: "socket") }
         var address = sockaddr_in()
@@ -20,12 +29,11 @@ final class LoopbackListener: @unchecked Sendable {
                 bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
             }
         }
-        guard bound, fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else {
+        guard bound else {
             close(fd)
             throw Failure(what: "bind/listen")
         }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Connections made to the listener so far (each is accepted and closed).

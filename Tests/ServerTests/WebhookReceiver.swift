@@ -21,23 +21,7 @@ final class WebhookReceiver: @unchecked Sendable {
     /// `accepting`, the socket listens (connections open) but no request is ever read or answered.
     init(statuses: [Int], accepting: Bool = true) throws {
         self.statuses = statuses
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw CocoaError(.fileWriteUnknown)
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try LoopbackListener.listeningSocket()
         if accepting { Thread { [self] in serve() }.start() }
     }
 
