@@ -4,7 +4,9 @@ import Foundation
 /// HTTP/1.1 request (head and `Content-Length` body), keeps it, and answers with the status the test
 /// chose for that request's number. Call `stop()` when done.
 final class WebhookReceiver: @unchecked Sendable {
-    // `requests` and `statuses` are guarded by `lock`; the listening socket is closed once, by `stop()`.
+    // `requests` and `statuses` are guarded by `lock`. The listening socket is closed once, by `stop()`, and
+    // only after the serving thread has left `accept`: closing it earlier would free the descriptor number
+    // for another test's socket, which the old thread would then accept on and answer.
     struct Received {
         var target: String
         var headers: [String: String]
@@ -15,14 +17,22 @@ final class WebhookReceiver: @unchecked Sendable {
     private var requests: [Received] = []
     private var statuses: [Int]
     private let listener: Int32
+    private let served = DispatchSemaphore(value: 0)
+    private let accepting: Bool
     let port: Int
 
     /// `statuses[n]` answers the n-th request; requests past the list get its last status. Not
     /// `accepting`, the socket listens (connections open) but no request is ever read or answered.
     init(statuses: [Int], accepting: Bool = true) throws {
         self.statuses = statuses
+        self.accepting = accepting
         (listener, port) = try LoopbackListener.listeningSocket()
-        if accepting { Thread { [self] in serve() }.start() }
+        if accepting {
+            Thread { [self] in
+                serve()
+                served.signal()
+            }.start()
+        }
     }
 
     var url: String { "http://127.0.0.1:\(port)" }
@@ -39,6 +49,9 @@ final class WebhookReceiver: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
+            // A peer that connects and never sends must not hold the thread, or `stop()` would wait forever.
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             handle(client)
             close(client)
         }
@@ -75,9 +88,10 @@ final class WebhookReceiver: @unchecked Sendable {
         _ = response.withCString { write(client, $0, strlen($0)) }
     }
 
-    /// Stops listening; the serving thread ends.
+    /// Stops listening and waits for the serving thread to end, then closes the socket.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
+        if accepting { served.wait() }
         close(listener)
     }
 }
