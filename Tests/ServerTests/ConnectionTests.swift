@@ -84,4 +84,32 @@ import Testing
         #expect(gone)
         #expect(!FileManager.default.fileExists(atPath: server.dataDirectory + "/jobs/\(id)"))
     }
+
+    @Test func abandonedDownloadsLeaveNoOpenFiles() throws {
+        let server = try ServerProcess()
+        let job = try Curl.run(server.url("/jobs/demux?wait=30"), ["-T", try Fixtures.h264AacMP4()]).json
+        let id = try #require(job["id"] as? String)
+        let openFiles = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.pid)/fd").count) ?? 0 }
+        _ = try Curl.run(server.url("/jobs/\(id)/outputs/video.h264"))
+        let before = openFiles()
+        // Each client asks for a download and resets the connection at once, or after its first bytes, so
+        // the server meets a dead socket before, during or after it hands the file to sendfile.
+        let script = """
+            import socket, struct, sys
+            for n in range(200):
+                s = socket.create_connection(("127.0.0.1", \(server.port)), timeout=10)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.sendall(b"GET /jobs/\(id)/outputs/video.h264 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+                if n % 2: s.recv(100)
+                s.close()
+            """
+        try Command.run("python3", ["-c", script])
+        var after = openFiles()
+        for _ in 0..<50 where after > before {
+            usleep(100_000)
+            after = openFiles()
+        }
+        #expect(after <= before, "\(before) descriptors open before the abandoned downloads, \(after) after")
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
+    }
 }

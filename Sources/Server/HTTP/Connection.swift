@@ -56,10 +56,11 @@ struct Connection {
         var keepOpen = head.isKeepAlive
         if !body.finished {
             // A body the handler did not read: drain a little of it, else close rather than read gigabytes.
-            // If 100-continue was never sent, the client may be waiting to send it: close as well.
+            // If 100-continue was never sent, the client may be waiting to send it: close as well. A read that
+            // fails closes too; the response is still attempted, so a file it holds reaches its closer.
             if body.beforeFirstRead != nil {
                 keepOpen = false
-            } else if !(try await body.discard(limit: 1 << 20)) {
+            } else if (try? await body.discard(limit: 1 << 20)) != true {
                 keepOpen = false
             }
         }
@@ -86,21 +87,28 @@ struct Connection {
             headers.replaceOrAdd(name: "content-length", value: String(response.bodyLength))
         }
         if !keepOpen { headers.replaceOrAdd(name: "connection", value: "close") }
-        try await outbound.write(
-            .head(HTTPResponseHead(version: request.version, status: response.status, headers: headers)))
-        switch response.body {
-        case .empty:
-            break
-        case .bytes(let buffer) where request.method != .HEAD:
-            try await outbound.write(.body(.byteBuffer(buffer)))
-        case .file(let region) where request.method != .HEAD:
-            try await outbound.write(.body(.fileRegion(region)))
-        case .file(let region):
-            try? region.fileHandle.close()
-        case .bytes:
-            break
+        do {
+            try await outbound.write(
+                .head(HTTPResponseHead(version: request.version, status: response.status, headers: headers)))
+            switch response.body {
+            case .empty,
+                .bytes where request.method == .HEAD:
+                break
+            case .bytes(let buffer):
+                try await outbound.write(.body(.byteBuffer(buffer)))
+            case .file(let region) where request.method != .HEAD:
+                try await outbound.write(.body(.fileRegion(region)))
+            case .file(let region):
+                try? region.fileHandle.close()
+            }
+            try await outbound.write(.end(nil))
+        } catch {
+            // A writer whose client is gone refuses the file before the channel sees it, so `FileRegionCloser`
+            // never closes it. Closing here is safe whoever holds it: a `NIOFileHandle` closes once, and
+            // refuses while sendfile is using it (then the closer closes it when that write ends).
+            if case .file(let region) = response.body { try? region.fileHandle.close() }
+            throw error
         }
-        try await outbound.write(.end(nil))
     }
 }
 
