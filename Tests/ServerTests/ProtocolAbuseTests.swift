@@ -89,6 +89,35 @@ import Testing
         #expect(try Curl.run(server.url("/healthz")).status == 200)
     }
 
+    @Test func aSlowReaderGetsItsWholeDownload() throws {
+        // The head timeout starts once the socket has taken a response's last byte, not when the server
+        // has queued it: a client reading a download slowly is not idle.
+        let server = try ServerProcess(["--header-timeout", "1s"])
+        let scratch = try Scratch("slow-reader")
+        let pcm = scratch.file("zeros.pcm")
+        try Command.run("truncate", ["-s", "6M", pcm])
+        let job = try Curl.run(server.url("/jobs/encode?format=wav&sample_rate=48000&wait=60"), ["-T", pcm]).json
+        let id = try #require(job["id"] as? String)
+        let size = try #require((job["outputs"] as? [[String: Any]])?.first?["size"] as? Int)
+        let received = try python(
+            """
+            import socket, time
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
+            s.settimeout(30)
+            s.connect(("127.0.0.1", \(server.port)))
+            s.sendall(b"GET /jobs/\(id)/output HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+            data = b""
+            while True:
+                chunk = s.recv(32768)
+                if not chunk: break
+                data += chunk
+                time.sleep(0.02)
+            print(len(data.partition(b"\\r\\n\\r\\n")[2]))
+            """)
+        #expect(Int(received.trimmingCharacters(in: .whitespacesAndNewlines)) == size)
+    }
+
     @Test func aStalledUploadIsDroppedWithoutAJob() throws {
         let server = try ServerProcess(["--body-timeout", "1s"])
         let answer = try exchange(
