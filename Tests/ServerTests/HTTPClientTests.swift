@@ -3,13 +3,16 @@ import Server
 import Testing
 
 /// mediad's own HTTP client (webhooks, `mediad submit`) against loopback peers.
+///
+/// These tests are async and share the test process's few cooperative threads with blocking tests, so one
+/// can wait minutes between two steps on a loaded machine: timeouts that are not under test are long.
 @Suite struct HTTPClientTests {
     @Test func returnsRedirectsWithoutFollowingThem() async throws {
         let receiver = try WebhookReceiver(statuses: [302])
         defer { receiver.stop() }
         let response = try await HTTPClient().send(
             .POST, try HTTPURL("\(receiver.url)/hook"), headers: [("Content-Type", "application/json")],
-            body: .bytes(Array("{}".utf8)))
+            body: .bytes(Array("{}".utf8)), timeout: .seconds(300))
         #expect(response.status == 302)
         #expect(response.body == Array("ok".utf8))
         #expect(receiver.received.count == 1)

@@ -4,7 +4,7 @@ import Foundation
 /// HTTP/1.1 request (head and `Content-Length` body), keeps it, and answers with the status the test
 /// chose for that request's number. Call `stop()` when done.
 final class WebhookReceiver: @unchecked Sendable {
-    // `requests` and `statuses` are guarded by `lock`. The listening socket is closed once, by `stop()`, and
+    // `requests`, `statuses`, `serving` and `stopping` are guarded by `lock`. The listening socket is closed once, by `stop()`, and
     // only after the serving thread has left `accept`: closing it earlier would free the descriptor number
     // for another test's socket, which the old thread would then accept on and answer.
     struct Received {
@@ -16,6 +16,9 @@ final class WebhookReceiver: @unchecked Sendable {
     private let lock = NSLock()
     private var requests: [Received] = []
     private var statuses: [Int]
+    /// The connection being read or answered, -1 between connections.
+    private var serving: Int32 = -1
+    private var stopping = false
     private let listener: Int32
     private let served = DispatchSemaphore(value: 0)
     private let accepting: Bool
@@ -49,10 +52,16 @@ final class WebhookReceiver: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            // A peer that connects and never sends must not hold the thread, or `stop()` would wait forever.
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let stopped = lock.withLock {
+                serving = client
+                return stopping
+            }
+            if stopped {
+                close(client)
+                return
+            }
             handle(client)
+            lock.withLock { serving = -1 }
             close(client)
         }
     }
@@ -88,9 +97,14 @@ final class WebhookReceiver: @unchecked Sendable {
         _ = response.withCString { write(client, $0, strlen($0)) }
     }
 
-    /// Stops listening and waits for the serving thread to end, then closes the socket.
+    /// Stops listening and waits for the serving thread to end, then closes the socket. A connection being
+    /// served is shut down, so a peer that never sends cannot hold the thread.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
+        lock.withLock {
+            stopping = true
+            if serving >= 0 { shutdown(serving, Int32(SHUT_RDWR)) }
+        }
         if accepting { served.wait() }
         close(listener)
     }
