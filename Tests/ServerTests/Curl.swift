@@ -9,6 +9,9 @@ struct Curl {
         var body: Data
         /// Every header block received, informational responses (100 Continue) included.
         var rawHeaders: String
+        /// How long the exchange took as curl measured it, from its first step to the end of the body:
+        /// the server's time without the time to start curl, which a loaded machine can stretch.
+        var seconds: Double
         var text: String { String(decoding: body, as: UTF8.self) }
 
         /// The body as a JSON object.
@@ -18,7 +21,7 @@ struct Curl {
         var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
     }
 
-    /// Runs `curl <arguments> <url>` and captures the reply (`-D` headers, `-o` body, `-w` status).
+    /// Runs `curl <arguments> <url>` and captures the reply (`-D` headers, `-o` body, `-w` status and time).
     /// A transport error (e.g. the server closing while curl still sends a refused body) is not thrown:
     /// the status tells what the server answered, 0 if nothing.
     static func run(_ url: String, _ arguments: [String] = []) throws -> Reply {
@@ -30,7 +33,7 @@ struct Curl {
             try? FileManager.default.removeItem(atPath: bodyFile)
         }
         let output = try Command.run(
-            "curl", ["-sS", "-D", headerFile, "-o", bodyFile, "-w", "%{http_code}"] + arguments + [url],
+            "curl", ["-sS", "-D", headerFile, "-o", bodyFile, "-w", "%{http_code} %{time_total}"] + arguments + [url],
             allowFailure: true)
         let rawHeaders = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
         // Keep the last header block (after any 100 Continue).
@@ -40,8 +43,10 @@ struct Curl {
             let parts = line.split(separator: ":", maxSplits: 1)
             if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
         }
+        let written = output.text.split(separator: " ")
         return Reply(
-            status: Int(output.text) ?? 0, headers: headers,
-            body: (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))) ?? Data(), rawHeaders: rawHeaders)
+            status: written.first.flatMap { Int($0) } ?? 0, headers: headers,
+            body: (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))) ?? Data(), rawHeaders: rawHeaders,
+            seconds: written.last.flatMap { Double($0) } ?? .infinity)
     }
 }
