@@ -26,6 +26,7 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libavformat59 libavcodec59 libavutil57 libswresample4 libssl3 zlib1g libstdc++6 libgcc-s1 curl \
+        ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 mediad \
     && useradd --system --uid 10001 --gid mediad --home-dir /data --shell /usr/sbin/nologin mediad \

@@ -5,8 +5,9 @@ APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev l
 	pkg-config ffmpeg curl
 BENCH_APT_PACKAGES := nginx-light wrk
 ## What the tests call besides the oracle: systemd-analyze (the unit file check), readelf/ldd (the
-## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests).
-TEST_APT_PACKAGES := systemd binutils procps mount
+## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests), openssl (HMAC checks and
+## the certificates of the https receivers).
+TEST_APT_PACKAGES := systemd binutils procps mount openssl
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 

@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -33,6 +34,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Logging", package: "swift-log"),

@@ -23,7 +23,7 @@ public enum MediadServer {
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
             isolation: configuration.isolation, replicas: configuration.replicas)
-        let notifier = await WebhookNotifier.attach(to: jobs, settings: configuration.webhooks)
+        let notifier = try await WebhookNotifier.attach(to: jobs, settings: configuration.webhooks)
         try await jobs.start()
         await notifier.resume()
         let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
@@ -57,7 +57,7 @@ public enum MediadServer {
         let sweeper = Task {
             while !Task.isCancelled {
                 await jobs.sweep(retention: configuration.retention)
-                try? await threadPool.runIfActive {
+                _ = try? await threadPool.runIfActive {
                     try store.sweepIdempotencyKeys(lifetime: IdempotencyKey.lifetime, now: Date())
                 }
                 try? await Task.sleep(for: .seconds(min(60, max(1, configuration.retention / 10))))

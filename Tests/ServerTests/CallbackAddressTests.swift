@@ -48,8 +48,15 @@ import Testing
         #expect(url.port == 8080)
         #expect(url.target == "/?a=1")
         #expect(try HTTPURL("http://[::1]:81/x").hostHeader == "[::1]:81")
+        #expect(!url.isSecure && !url.hostIsAddress)
+        let secure = try HTTPURL("HTTPS://hooks.example.com/in")
+        #expect(secure.isSecure && secure.port == 443 && secure.hostHeader == "hooks.example.com")
+        #expect(secure.description == "https://hooks.example.com/in")
+        #expect(try HTTPURL("https://127.0.0.1:8443").hostHeader == "127.0.0.1:8443")
+        #expect(try HTTPURL("https://[::1]/").hostIsAddress)
         for bad in [
-            "https://a.com/", "http://a b/", "http://a.com@b.com/", "http://:80/", "http://a.com:0/", "http://::1/",
+            "ftp://a.com/", "https:/a.com/", "http://a b/", "http://a.com@b.com/", "http://:80/", "http://a.com:0/",
+            "http://::1/",
             "http://[zz]/", "mailto:x@y",
         ] {
             #expect(throws: HTTPURL.ParseError.self, "\(bad)") { try HTTPURL(bad) }

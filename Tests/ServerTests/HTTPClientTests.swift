@@ -1,5 +1,6 @@
 import Foundation
 import Server
+import TestSupport
 import Testing
 
 /// mediad's own HTTP client (webhooks, `mediad submit`) against loopback peers.
@@ -10,7 +11,7 @@ import Testing
     @Test func returnsRedirectsWithoutFollowingThem() async throws {
         let receiver = try WebhookReceiver(statuses: [302])
         defer { receiver.stop() }
-        let response = try await HTTPClient().send(
+        let response = try await try HTTPClient().send(
             .POST, try HTTPURL("\(receiver.url)/hook"), headers: [("Content-Type", "application/json")],
             body: .bytes(Array("{}".utf8)), timeout: .seconds(300))
         #expect(response.status == 302)
@@ -25,7 +26,7 @@ import Testing
         let silent = try WebhookReceiver(statuses: [200], accepting: false)
         defer { silent.stop() }
         do {
-            _ = try await HTTPClient().send(
+            _ = try await try HTTPClient().send(
                 .POST, try HTTPURL(silent.url), body: .bytes(Array("{}".utf8)), timeout: .milliseconds(300))
             Issue.record("a silent peer answered")
         } catch let failure as HTTPClient.Failure {
@@ -37,10 +38,64 @@ import Testing
         let closed = try WebhookReceiver(statuses: [200])
         closed.stop()
         do {
-            _ = try await HTTPClient().send(.GET, try HTTPURL(closed.url))
+            _ = try await try HTTPClient().send(.GET, try HTTPURL(closed.url))
             Issue.record("a closed port answered")
         } catch let failure as HTTPClient.Failure {
             #expect(failure.message.hasPrefix("cannot connect to 127.0.0.1:\(closed.port)"))
         }
+    }
+
+    @Test func speaksTLSToAServerItsAuthoritiesVouchFor() async throws {
+        let scratch = try Scratch("tls")
+        let certificates = try TLSReceiver.certificates(for: ["DNS:localhost", "IP:127.0.0.1"], in: scratch)
+        let receiver = try TLSReceiver(certificates, in: scratch)
+        defer { receiver.stop() }
+        let client = try HTTPClient(tls: ClientTLS(extraAuthorities: certificates.authority))
+        // By address (the certificate is checked against it) and by name (sent as SNI, checked too).
+        for base in [receiver.url, "https://localhost:\(receiver.port)"] {
+            let response = try await client.send(
+                .POST, try HTTPURL("\(base)/hook?n=1"), headers: [("Content-Type", "application/json")],
+                body: .bytes(Array("{\"tls\":true}".utf8)), timeout: .seconds(300))
+            #expect(response.status == 200)
+            #expect(response.body == Array("ok-tls".utf8))
+        }
+        #expect(receiver.received.count == 2)
+        #expect(receiver.received.first?.target == "/hook?n=1")
+        #expect(receiver.received.first?.body == Data("{\"tls\":true}".utf8))
+        #expect(receiver.received.last?.headers["host"] == "localhost:\(receiver.port)")
+    }
+
+    @Test func refusesCertificatesItCannotTrust() async throws {
+        let scratch = try Scratch("tls-refused")
+        let trusted = try TLSReceiver.certificates(for: ["IP:127.0.0.1"], in: scratch)
+        let elsewhere = try TLSReceiver.certificates(for: ["DNS:elsewhere.invalid"], in: scratch)
+        let unknown = try TLSReceiver(trusted, in: scratch)
+        defer { unknown.stop() }
+        let misnamed = try TLSReceiver(elsewhere, in: scratch)
+        defer { misnamed.stop() }
+        // An authority the client was not given; then a trusted authority's certificate for another name.
+        for (client, url, reason) in [
+            (try HTTPClient(), unknown.url, "not signed by a trusted authority"),
+            (
+                try HTTPClient(tls: ClientTLS(extraAuthorities: elsewhere.authority)), misnamed.url,
+                "not valid for 127.0.0.1"
+            ),
+        ] {
+            do {
+                _ = try await client.send(.GET, try HTTPURL(url), timeout: .seconds(300))
+                Issue.record("\(url) was trusted")
+            } catch let failure as HTTPClient.Failure {
+                #expect(
+                    failure.message.hasPrefix("127.0.0.1:") && failure.message.contains(reason), "\(failure.message)")
+            }
+        }
+        #expect(unknown.received.isEmpty && misnamed.received.isEmpty)
+    }
+
+    @Test func aFileWithoutCertificatesIsRefusedAtOnce() throws {
+        let scratch = try Scratch("tls-bad")
+        let empty = try scratch.write("empty.pem", Array("not a certificate\n".utf8))
+        #expect(throws: ClientTLS.SetupError.self) { try ClientTLS(extraAuthorities: empty) }
+        #expect(throws: ClientTLS.SetupError.self) { try ClientTLS(extraAuthorities: scratch.file("missing.pem")) }
     }
 }

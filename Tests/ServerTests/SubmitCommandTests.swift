@@ -118,6 +118,25 @@ import Testing
         #expect(try submit(["transcode", small]).stderr.hasPrefix("error: invalid_option: no job kind"))
     }
 
+    @Test func verifiesHTTPSServers() throws {
+        // A TLS peer that is not mediad: the upload reaches it only when its certificate verifies.
+        let scratch = try Scratch("submit-tls")
+        let certificates = try TLSReceiver.certificates(for: ["IP:127.0.0.1"], in: scratch)
+        let impostor = try TLSReceiver(certificates, in: scratch)
+        defer { impostor.stop() }
+        let arguments = ["decode", try Fixtures.adts(), "--server", impostor.url, "-o", scratch.file("out")]
+        let untrusted = try submit(arguments)
+        #expect(untrusted.status == 1)
+        #expect(untrusted.stderr.hasPrefix("error: connection_failed: "), "\(untrusted.stderr)")
+        #expect(untrusted.stderr.contains("not signed by a trusted authority"), "\(untrusted.stderr)")
+        #expect(impostor.received.isEmpty)
+        let trusted = try submit(arguments, environment: ["MEDIAD_CA_FILE": certificates.authority])
+        #expect(trusted.stderr.hasPrefix("error: invalid_response: "), "\(trusted.stderr)")
+        #expect(impostor.received.first?.target == "/jobs/decode")
+        let badFile = try submit(arguments + ["--ca-file", scratch.file("missing.pem")])
+        #expect(badFile.stderr.hasPrefix("error: invalid_option: --ca-file: "), "\(badFile.stderr)")
+    }
+
     @Test func anIdempotencyKeyMakesARetryReuseTheJob() throws {
         let scratch = try Scratch("submit")
         let server = try ServerProcess()

@@ -83,6 +83,49 @@ import Testing
         #expect(receiver.received.count == 3)
     }
 
+    @Test func deliversOverTLSOnlyToReceiversItCanVerify() throws {
+        let scratch = try Scratch("webhook-tls")
+        let certificates = try TLSReceiver.certificates(for: ["IP:127.0.0.1"], in: scratch)
+        let receiver = try TLSReceiver(certificates, in: scratch)
+        defer { receiver.stop() }
+        let stranger = try TLSReceiver(try TLSReceiver.certificates(for: ["IP:127.0.0.1"], in: scratch), in: scratch)
+        defer { stranger.stop() }
+        let server = try server(["--webhook-ca-file", certificates.authority])
+        let input = try Fixtures.h264AacMP4()
+        let callback = "\(receiver.url)/hooks/tls?build=7"
+        let created = try Curl.run(
+            server.url("/jobs/demux?wait=60"), ["-T", input, "--url-query", "callback_url=\(callback)"])
+        let id = try #require(created.json["id"] as? String)
+        let delivered = attempts(try job(server, id) { !attempts($0).isEmpty })
+        #expect(delivered.map { $0["status"] as? Int } == [200], "\(delivered)")
+        let request = try #require(receiver.received.first)
+        #expect(request.target == "/hooks/tls?build=7")
+        #expect(try signatureIsValid(request, scratch: scratch))
+
+        // A receiver whose authority the server was not given is never sent the job; each attempt says why.
+        let refused = try Curl.run(
+            server.url("/jobs/demux?wait=60"), ["-T", input, "--url-query", "callback_url=\(stranger.url)/hooks"])
+        let refusedID = try #require(refused.json["id"] as? String)
+        let failures = attempts(try job(server, refusedID) { attempts($0).count >= 2 })
+        #expect(failures.count >= 2)
+        #expect(
+            failures.allSatisfy {
+                $0["status"] is NSNull && ($0["error"] as? String ?? "").contains("not signed by a trusted authority")
+            }, "\(failures)")
+        #expect(stranger.received.isEmpty)
+    }
+
+    @Test func aBadCertificateAuthorityFileStopsTheServerFromStarting() throws {
+        let scratch = try Scratch("webhook-ca")
+        let file = try scratch.write("ca.pem", Array("-----BEGIN CERTIFICATE-----\nnot base64\n".utf8))
+        let output = try Command.run(
+            ServerProcess.binary,
+            ["serve", "--port", "0", "--data-dir", scratch.file("data"), "--webhook-ca-file", file],
+            allowFailure: true)
+        #expect(output.status != 0)
+        #expect(output.stderr.contains("--webhook-ca-file"), "\(output.stderr)")
+    }
+
     @Test func failedJobsAreNotifiedAndUnreachableReceiversRecordErrors() throws {
         let scratch = try Scratch("webhook")
         let receiver = try WebhookReceiver(statuses: [200])
@@ -118,7 +161,7 @@ import Testing
             ("http://10.0.0.1/hook", "not one this server may call"),
             ("http://metadata.internal/hook", "not one this server may call"),
             ("http://ci.internal/hook", "not one this server may call"),
-            ("https://build.ci.internal/hook", "https"),
+            ("https://10.0.0.1/hook", "not one this server may call"),
             ("ftp://127.0.0.1/hook", "http://"),
             ("http://user@127.0.0.1/hook", "user information"),
             ("http://127.0.0.1:99999/hook", "port"),

@@ -4,9 +4,9 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// A small HTTP/1.1 client on NIO: one request per connection (`Connection: close`), bodies streamed from
-/// a file or sent from memory, responses collected (bounded) or streamed to a sink. Used for webhook
-/// deliveries and by `mediad submit`.
+/// A small HTTP/1.1 client on NIO: one request per connection (`Connection: close`), over TLS for `https`
+/// URLs (`ClientTLS`), bodies streamed from a file or sent from memory, responses collected (bounded) or
+/// streamed to a sink. Used for webhook deliveries and by `mediad submit`.
 ///
 /// It never follows redirects: a 3xx is returned like any other status.
 /// A request with a file body sends `Expect: 100-continue` and waits for the go-ahead, so a request the
@@ -37,13 +37,16 @@ public struct HTTPClient: Sendable {
 
     private let group: any EventLoopGroup
     let threadPool: NIOThreadPool
+    private let tls: ClientTLS
 
+    /// `tls` defaults to the system's certificate authorities alone.
     public init(
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        threadPool: NIOThreadPool = .singleton
-    ) {
+        threadPool: NIOThreadPool = .singleton, tls: ClientTLS? = nil
+    ) throws {
         self.group = group
         self.threadPool = threadPool
+        self.tls = try tls ?? ClientTLS()
     }
 
     /// Sends one request and reads the response. `timeout` bounds the whole exchange (nil: no bound);
@@ -61,8 +64,9 @@ public struct HTTPClient: Sendable {
             let bootstrap = ClientBootstrap(group: group)
                 .connectTimeout(min(timeout ?? .seconds(10), .seconds(10)))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
+            let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { [tls] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if url.isSecure { try channel.pipeline.syncOperations.addHandler(try tls.handler(for: url)) }
                     try channel.pipeline.syncOperations.addHandlers([
                         HTTPRequestEncoder(),
                         ByteToMessageHandler(
@@ -104,8 +108,15 @@ public struct HTTPClient: Sendable {
                 if let length { head.headers.add(name: "Content-Length", value: String(length)) }
                 let waitsToContinue = if case .file = body, let length, length > 0 { true } else { false }
                 if waitsToContinue { head.headers.add(name: "Expect", value: "100-continue") }
-                try await outbound.write(.head(head))
                 var parts = inbound.makeAsyncIterator()
+                do {
+                    try await outbound.write(.head(head))
+                } catch {
+                    // Refused on a connection that closed (a TLS handshake that failed, a reset): its inbound
+                    // side ends with the reason.
+                    while try await parts.next() != nil {}
+                    throw error
+                }
                 var early: HTTPResponseHead? = nil
                 if waitsToContinue {
                     guard case .head(let first) = try await parts.next() else {
@@ -118,10 +129,13 @@ public struct HTTPClient: Sendable {
                         try await sendBody(body, outbound)
                         try await outbound.write(.end(nil))
                     } catch {
-                        // A server may answer and close before taking the whole body: its answer wins.
-                        guard let answer = try? await readResponse(&parts, early: nil, maxBody: maxBody, sink: nil)
-                        else { throw error }
-                        return answer
+                        // A server may answer and close before taking the whole body: its answer wins. With no
+                        // answer, a write refused because the connection closed gives the reason it closed.
+                        do {
+                            return try await readResponse(&parts, early: nil, maxBody: maxBody, sink: nil)
+                        } catch let reason {
+                            throw (error as? ChannelError) == .ioOnClosedChannel ? reason : error
+                        }
                     }
                 }
                 return try await readResponse(&parts, early: early, maxBody: maxBody, sink: sink)
@@ -130,7 +144,7 @@ public struct HTTPClient: Sendable {
             throw timedOut.isSet ? Failure(message: "timed out after \(timeoutText(timeout))") : error
         } catch {
             if timedOut.isSet { throw Failure(message: "timed out after \(timeoutText(timeout))") }
-            throw Failure(message: "\(url.hostHeader): \(error)")
+            throw Failure(message: "\(url.hostHeader): \(ClientTLS.explain(error, for: url) ?? "\(error)")")
         }
     }
 

@@ -1,9 +1,12 @@
-/// An `http://` URL split into what a request needs: host, port and request target.
+import Foundation
+
+/// An `http://` or `https://` URL split into what a request needs: scheme, host, port and request target.
 ///
 /// Parsed by hand, strictly, because its host decides whom the server calls (webhooks): no user info, no
-/// spaces or control characters, IPv6 literals only in brackets. `https` is refused: mediad has no TLS
-/// stack, so TLS goes through a local proxy (see the README).
+/// spaces or control characters, IPv6 literals only in brackets.
 public struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
+    /// `https`: the connection is TLS, and the server's certificate must be valid for `host`.
+    public var isSecure: Bool
     /// Lowercase; an IPv6 literal without its brackets.
     public var host: String
     public var port: Int
@@ -23,11 +26,13 @@ public struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
         }
         let lower = text.lowercased()
         if lower.hasPrefix("https://") {
-            throw ParseError(
-                message: "https URLs are not supported (mediad has no TLS client); use http to a local TLS proxy")
+            isSecure = true
+        } else if lower.hasPrefix("http://") {
+            isSecure = false
+        } else {
+            throw ParseError(message: "the URL must start with http:// or https://")
         }
-        guard lower.hasPrefix("http://") else { throw ParseError(message: "the URL must start with http://") }
-        let rest = text.dropFirst("http://".count).prefix { $0 != "#" }
+        let rest = text.dropFirst(isSecure ? "https://".count : "http://".count).prefix { $0 != "#" }
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
         let target = rest.dropFirst(authority.count)
         guard !authority.contains("@") else { throw ParseError(message: "the URL must not carry user information") }
@@ -59,16 +64,23 @@ public struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
             }
             self.port = port
         } else {
-            port = 80
+            port = isSecure ? 443 : 80
         }
         host = hostPart.lowercased()
         self.target = target.isEmpty ? "/" : target.hasPrefix("?") ? "/" + target : String(target)
     }
 
-    /// The `Host` header: the host, bracketed when IPv6, with the port unless it is 80.
+    /// The `Host` header: the host, bracketed when IPv6, with the port unless it is the scheme's own.
     public var hostHeader: String {
         let name = host.contains(":") ? "[\(host)]" : host
-        return port == 80 ? name : "\(name):\(port)"
+        return port == (isSecure ? 443 : 80) ? name : "\(name):\(port)"
+    }
+
+    /// Whether the host is an IPv4 or IPv6 address rather than a name (TLS then checks the certificate
+    /// against the address, and sends no server name).
+    public var hostIsAddress: Bool {
+        var buffer = in6_addr()
+        return inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1
     }
 
     /// The same server with another target.
@@ -78,5 +90,5 @@ public struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
         return copy
     }
 
-    public var description: String { "http://\(hostHeader)\(target)" }
+    public var description: String { "\(isSecure ? "https" : "http")://\(hostHeader)\(target)" }
 }

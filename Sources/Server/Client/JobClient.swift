@@ -38,12 +38,14 @@ public struct JobClient: Sendable {
 
     private let server: HTTPURL
     private let token: String?
-    private let client = HTTPClient()
+    private let client: HTTPClient
 
-    /// `server` is the service's base URL (a path prefix is kept); `token` is sent as a bearer token.
-    public init(server: HTTPURL, token: String?) {
+    /// `server` is the service's base URL (a path prefix is kept); `token` is sent as a bearer token; `tls`
+    /// is how an `https` server is verified.
+    public init(server: HTTPURL, token: String?, tls: ClientTLS) throws {
         self.server = server
         self.token = token
+        client = try HTTPClient(tls: tls)
     }
 
     /// Uploads `file` (streamed from disk) as a new `kind` job with `options` as query parameters.

@@ -20,15 +20,15 @@ final class WebhookNotifier: Sendable {
     /// Jobs with a delivery under way, so that a job ending while `resume` runs is not delivered twice.
     private let active = Mutex<Set<String>>([])
 
-    private init(settings: WebhookSettings, jobs: JobService) {
+    private init(settings: WebhookSettings, jobs: JobService) throws {
         self.settings = settings
         self.jobs = jobs
-        client = HTTPClient()
+        client = try HTTPClient(tls: settings.tls)
     }
 
     /// A notifier that hears of every job `jobs` ends.
-    static func attach(to jobs: JobService, settings: WebhookSettings) async -> WebhookNotifier {
-        let notifier = WebhookNotifier(settings: settings, jobs: jobs)
+    static func attach(to jobs: JobService, settings: WebhookSettings) async throws -> WebhookNotifier {
+        let notifier = try WebhookNotifier(settings: settings, jobs: jobs)
         await jobs.onJobEnd { notifier.deliver($0) }
         return notifier
     }

@@ -15,11 +15,14 @@ public struct WebhookSettings: Sendable {
     public var retryWindow: TimeInterval = 600
     /// How long one attempt may take, connection included.
     public var attemptTimeout: TimeInterval = 10
+    /// How `https` receivers are verified; `--webhook-ca-file` adds authorities to the system's. Nil: the
+    /// system's alone.
+    public var tls: ClientTLS? = nil
 
     public init() {}
 
     /// Checks a job's `callback_url` at submit time: 400 `invalid_option` unless callbacks are on, the URL
-    /// is plain `http` and its host is allowed.
+    /// is `http` or `https` and its host is allowed.
     func check(_ text: String) throws -> HTTPURL {
         guard let secret, !secret.isEmpty else {
             throw ServiceError(

@@ -14,7 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
             MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
             MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT, MEDIAD_WEBHOOK_SECRET, \
-            MEDIAD_WEBHOOK_ALLOW, MEDIAD_WEBHOOK_RETRY_BASE. A flag wins over the environment.
+            MEDIAD_WEBHOOK_ALLOW, MEDIAD_WEBHOOK_RETRY_BASE, MEDIAD_WEBHOOK_CA_FILE. A flag wins over the environment.
 
             Each job runs in its own `mediad worker` process, limited in address space (--job-memory), output \
             file size (--max-output), CPU time and open files, and killed when it runs past its timeout: the \
@@ -125,6 +125,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         help: "Delay before the first callback retry, doubled for each next one: seconds, or with s, m (default 5s).")
     var webhookRetryBase: String?
+
+    @Option(help: "A PEM file of certificate authorities trusted for https callbacks besides the system's.")
+    var webhookCaFile: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -273,6 +276,13 @@ struct ServeCommand: AsyncParsableCommand {
         }) {
             guard time > 0 else { throw ValidationError("--webhook-retry-base must be more than 0") }
             settings.retryBase = time
+        }
+        if let path = value(webhookCaFile, "WEBHOOK_CA_FILE") {
+            do {
+                settings.tls = try ClientTLS(extraAuthorities: path)
+            } catch {
+                throw ValidationError("--webhook-ca-file: \(error)")
+            }
         }
         if !settings.allowedHosts.isEmpty && settings.secret == nil {
             throw ValidationError("--webhook-allow needs --webhook-secret (or MEDIAD_WEBHOOK_SECRET) to sign callbacks")

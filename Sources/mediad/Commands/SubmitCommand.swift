@@ -11,7 +11,8 @@ struct SubmitCommand: AsyncParsableCommand {
             long-polls the job, with a progress bar on a terminal, downloads every output into the output \
             directory (each checked against the SHA-256 the server lists, written under a hidden temporary \
             name and renamed when complete) and prints their paths. The token comes from MEDIAD_TOKEN, the \
-            server from --server or MEDIAD_SERVER. On failure — the job's, or the server refusing the \
+            server from --server or MEDIAD_SERVER. An https server's certificate is verified against the system's \
+            certificate authorities and those in --ca-file (or MEDIAD_CA_FILE). On failure — the job's, or the server refusing the \
             request (401, 413, 415 …) — it prints `error: <code>: <message>` and exits with status 1.
 
             Examples:
@@ -28,8 +29,11 @@ struct SubmitCommand: AsyncParsableCommand {
     @Argument(help: "The input file.")
     var file: String
 
-    @Option(help: "The server's base URL (default: MEDIAD_SERVER, else http://127.0.0.1:8080).")
+    @Option(help: "The server's base URL, http:// or https:// (default: MEDIAD_SERVER, else http://127.0.0.1:8080).")
     var server: String?
+
+    @Option(help: "A PEM file of certificate authorities trusted for https besides the system's (or MEDIAD_CA_FILE).")
+    var caFile: String?
 
     @Option(name: .customLong("option"), help: "A job option as key=value (repeatable), e.g. --option format=mkv.")
     var options: [String] = []
@@ -77,7 +81,14 @@ struct SubmitCommand: AsyncParsableCommand {
             throw JobClient.Failure(code: "io_error", message: "cannot create \(output): \(error.localizedDescription)")
         }
         let token = environment["MEDIAD_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        let client = JobClient(server: url, token: token)
+        let tls: ClientTLS
+        do {
+            tls = try ClientTLS(
+                extraAuthorities: caFile ?? environment["MEDIAD_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 })
+        } catch {
+            throw JobClient.Failure(code: "invalid_option", message: "--ca-file: \(error)")
+        }
+        let client = try JobClient(server: url, token: token, tls: tls)
 
         var job = try await client.submit(kind: kind, file: file, options: pairs, idempotencyKey: idempotencyKey)
         let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)

@@ -15,8 +15,9 @@ import Testing
 
     /// Packages of the base image that every binary needs anyway (the C library).
     static let basePackages: Set<String> = ["libc6"]
-    /// Packages the runtime stage installs as tools rather than libraries of `mediad`.
-    static let tools: Set<String> = ["curl"]
+    /// Packages the runtime stage installs as tools or data rather than libraries of `mediad`: curl for
+    /// the health check, the certificate authorities that https callbacks are verified against.
+    static let tools: Set<String> = ["curl", "ca-certificates"]
     /// What a `--static-swift-stdlib` release build links in place of the toolchain's Swift libraries that a
     /// debug build loads: the C++ runtime (`NEEDED libstdc++.so.6, libgcc_s.so.1`).
     static let staticRuntime: Set<String> = ["libstdc++6", "libgcc-s1"]
