@@ -11,6 +11,7 @@ final class MediaService: Responder {
     let threadPool: NIOThreadPool
     let configuration: ServerConfiguration
     let uploads: UploadReceiver
+    let encodedJobs = EncodedJobCache()
     private let router = ServiceRoute.router
 
     init(jobs: JobService, store: JobStore, threadPool: NIOThreadPool, configuration: ServerConfiguration) {

@@ -135,7 +135,15 @@ extension MediaService {
         let record: JobRecord?
         if let wait { record = await jobs.wait(for: id, seconds: wait) } else { record = await jobs.record(id) }
         guard let record else { throw ServiceError.notFound("no job \(id)") }
-        var response = Response.json(record, status: created && !record.state.isTerminal ? .accepted : .ok)
+        let body: ByteBuffer
+        do {
+            body = try encodedJobs.body(for: record)
+        } catch {
+            throw ServiceError(.internalServerError, "internal_error", "encoding job \(id) failed: \(error)")
+        }
+        var response = Response(
+            status: created && !record.state.isTerminal ? .accepted : .ok,
+            headers: ["content-type": "application/json"], body: .bytes(body))
         if created { response.headers.add(name: "location", value: "/jobs/\(id)") }
         return response
     }
