@@ -1,7 +1,8 @@
 import Foundation
-import Server
 import TestSupport
 import Testing
+
+@testable import Server
 
 /// mediad's own HTTP client (webhooks, `mediad submit`) against loopback peers.
 ///
@@ -90,6 +91,23 @@ import Testing
             }
         }
         #expect(unknown.received.isEmpty && misnamed.received.isEmpty)
+    }
+
+    @Test func withoutSystemAuthoritiesOnlyTheCAFileIsTrustedAndRefusalsSaySo() async throws {
+        let scratch = try Scratch("tls-no-system")
+        let certificates = try TLSReceiver.certificates(for: ["IP:127.0.0.1"], in: scratch)
+        let receiver = try TLSReceiver(certificates, in: scratch)
+        defer { receiver.stop() }
+        let withFile = try HTTPClient(
+            tls: ClientTLS(extra: ClientTLS.certificates(in: certificates.authority), systemAuthorities: false))
+        #expect(try await withFile.send(.GET, try HTTPURL(receiver.url), timeout: .seconds(300)).status == 200)
+        do {
+            _ = try await HTTPClient(tls: ClientTLS(extra: [], systemAuthorities: false)).send(
+                .GET, try HTTPURL(receiver.url), timeout: .seconds(300))
+            Issue.record("an unknown authority was trusted")
+        } catch let failure as HTTPClient.Failure {
+            #expect(failure.message.contains("install ca-certificates"), "\(failure.message)")
+        }
     }
 
     @Test func aFileWithoutCertificatesIsRefusedAtOnce() throws {

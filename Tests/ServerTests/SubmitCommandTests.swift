@@ -137,6 +137,27 @@ import Testing
         #expect(badFile.stderr.hasPrefix("error: invalid_option: --ca-file: "), "\(badFile.stderr)")
     }
 
+    /// A machine without a system CA bundle (no `/etc/ssl`, as on a minimal image without ca-certificates)
+    /// still serves, and still submits over plain http. The bundle is hidden in a private mount namespace.
+    @Test(.enabled(if: TmpfsMount.isAvailable)) func runsWithoutSystemCertificateAuthorities() throws {
+        let scratch = try Scratch("submit-no-ca")
+        let empty = scratch.file("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        func withoutBundle(_ command: String) throws -> Command.Output {
+            try Command.run(
+                "unshare", ["-m", "sh", "-c", "mount --bind \(empty) /etc/ssl && exec \(command)"], allowFailure: true)
+        }
+        let serve = try withoutBundle(
+            "timeout -s INT 5 \(ServerProcess.binary) serve --port 0 --data-dir \(scratch.file("data"))")
+        #expect(serve.text.contains("listening on http://127.0.0.1:"), "\(serve.text) \(serve.stderr)")
+        let server = try ServerProcess()
+        let submitted = try withoutBundle(
+            "\(ServerProcess.binary) submit decode \(try Fixtures.adts()) --server \(server.baseURL) -o \(scratch.file("out"))"
+        )
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        #expect(FileManager.default.fileExists(atPath: scratch.file("out/output.wav")))
+    }
+
     @Test func anIdempotencyKeyMakesARetryReuseTheJob() throws {
         let scratch = try Scratch("submit")
         let server = try ServerProcess()

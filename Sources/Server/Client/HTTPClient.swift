@@ -144,7 +144,7 @@ public struct HTTPClient: Sendable {
             throw timedOut.isSet ? Failure(message: "timed out after \(timeoutText(timeout))") : error
         } catch {
             if timedOut.isSet { throw Failure(message: "timed out after \(timeoutText(timeout))") }
-            throw Failure(message: "\(url.hostHeader): \(ClientTLS.explain(error, for: url) ?? "\(error)")")
+            throw Failure(message: "\(url.hostHeader): \(tls.explain(error, for: url) ?? "\(error)")")
         }
     }
 
