@@ -55,7 +55,7 @@ extension JobStore {
     }
 
     /// The job's record; nil when there is no such job (or the id is not one). Throws `corrupt_record` when
-    /// `job.json` does not decode.
+    /// `job.json` does not decode or names another job than its directory.
     public func load(id: String) throws -> JobRecord? {
         guard Self.isValidID(id) else { return nil }
         let path = recordPath(id: id)
@@ -67,11 +67,18 @@ extension JobStore {
         } catch {
             throw StoreError(code: "io_error", message: "cannot read \(path): \(error.localizedDescription)")
         }
+        let record: JobRecord
         do {
-            return try JobJSON.decoder().decode(JobRecord.self, from: data)
+            record = try JobJSON.decoder().decode(JobRecord.self, from: data)
         } catch {
             throw StoreError(code: "corrupt_record", message: "\(path) does not decode: \(error)")
         }
+        // The directory names the job: a record naming another (edited or copied by hand) would make every
+        // later save, delete and output path point at a directory that is not its own.
+        guard record.id == id else {
+            throw StoreError(code: "corrupt_record", message: "\(path) names job \(record.id), not \(id)")
+        }
+        return record
     }
 
     /// Removes the job and all its files. The directory is first renamed to `jobs/.deleted-<id>` (and

@@ -148,6 +148,25 @@ import Testing
         #expect(StoreFixtures.exists(store.recordPath(id: bad.id)))
     }
 
+    /// A `job.json` edited or copied by hand so that it names another job: unreadable, since every save,
+    /// delete and output path would otherwise go to a directory that is not its own.
+    @Test func aRecordNamingAnotherJobIsUnreadable() throws {
+        let scratch = try Scratch("store")
+        let store = try JobStore(root: scratch.path)
+        let moved = try StoreFixtures.storedJob(in: store)
+        let other = JobStore.newID()
+        let text = try String(contentsOfFile: store.recordPath(id: moved.id), encoding: .utf8)
+        try text.replacingOccurrences(of: moved.id, with: other).write(
+            toFile: store.recordPath(id: moved.id), atomically: true, encoding: .utf8)
+
+        let scan = try store.loadAll()
+        #expect(scan.records.isEmpty)
+        #expect(scan.unreadable.map(\.id) == [moved.id])
+        let error = #expect(throws: StoreError.self) { try store.load(id: moved.id) }
+        #expect(error?.code == "corrupt_record")
+        #expect(error?.message.contains(other) == true)
+    }
+
     @Test func deleteRemovesTheJob() throws {
         let scratch = try Scratch("store")
         let store = try JobStore(root: scratch.path)

@@ -5,16 +5,9 @@ import Testing
 /// Clients that break HTTP on purpose: each gets a clear answer or a closed connection, and the server
 /// keeps serving everyone else.
 @Suite(.serialized) struct ProtocolAbuseTests {
-    /// Runs a Python socket script (bounded in time by itself) and returns what it prints.
-    func python(_ script: String) throws -> String {
-        let scratch = try Scratch("abuse")
-        let file = try scratch.write("client.py", Array(script.utf8))
-        return try Command.run("python3", [file]).text
-    }
-
     /// Sends raw bytes on one connection and returns the answer up to the server's close (5 s at most).
     func exchange(_ port: Int, _ request: String) throws -> String {
-        try python(
+        try Python.run(
             """
             import socket, sys
             s = socket.create_connection(("127.0.0.1", \(port)), timeout=5)
@@ -62,7 +55,7 @@ import Testing
     @Test func slowClientsAreCutOffWhileOthersAreServed() throws {
         let server = try ServerProcess(["--header-timeout", "1s"])
         let started = Date()
-        let closed = try python(
+        let closed = try Python.run(
             """
             import socket, time
             conns = [socket.create_connection(("127.0.0.1", \(server.port)), timeout=5) for _ in range(40)]
@@ -99,7 +92,7 @@ import Testing
         let job = try Curl.run(server.url("/jobs/encode?format=wav&sample_rate=48000&wait=60"), ["-T", pcm]).json
         let id = try #require(job["id"] as? String)
         let size = try #require((job["outputs"] as? [[String: Any]])?.first?["size"] as? Int)
-        let received = try python(
+        let received = try Python.run(
             """
             import socket, time
             s = socket.socket()

@@ -16,3 +16,7 @@ public struct SeededBytes {
         (0..<count).map { _ in UInt8(truncatingIfNeeded: nextWord()) }
     }
 }
+
+extension SeededBytes: RandomNumberGenerator {
+    public mutating func next() -> UInt64 { nextWord() }
+}

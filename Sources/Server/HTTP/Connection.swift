@@ -8,6 +8,10 @@ struct Connection {
     let accessLog: AccessLog
     /// Longest request target (path and query) accepted; longer ones get 414.
     static let maxTargetLength = 8192
+    /// Most of an unread body read and dropped to keep the connection for the next request.
+    static let drainLimit: Int64 = 1 << 20
+    /// How long a closing connection goes on reading (and dropping) what the client sends.
+    static let lingering = TimeAmount.seconds(2)
 
     func serve(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
         try? await channel.executeThenClose { inbound, outbound in
@@ -19,6 +23,14 @@ struct Connection {
                     // `executeThenClose` closes at once, dropping bytes the socket has not taken yet (a large
                     // download to a slow client); a half-close first completes only once they are written.
                     try? await channel.channel.close(mode: .output).get()
+                    // Then what the client still sends is read and dropped for a moment (a lingering close):
+                    // closing with unread input resets the connection, and a reset can destroy the response
+                    // before the client has read it (a 413 for a body it is still sending).
+                    let closer = channel.channel.eventLoop.scheduleTask(in: Self.lingering) {
+                        channel.channel.close(promise: nil)
+                    }
+                    while (try? await parts.next()) != nil {}
+                    closer.cancel()
                     return
                 }
             }
@@ -33,7 +45,9 @@ struct Connection {
         let requestID = RequestID.resolve(head.headers.first(name: RequestID.header))
         var route: String?
         let chunked = head.headers["transfer-encoding"].contains { $0.lowercased().contains("chunked") }
-        let length = head.headers.first(name: "content-length").flatMap { Int64($0) } ?? 0
+        let declaredLength = head.headers.first(name: "content-length")
+        // NIO's parser takes any length that fits 64 unsigned bits; one past Int64 is refused here.
+        let length = declaredLength.map { Int64($0) ?? Int64.max } ?? 0
         let body = RequestBody(source: parts, expectsBody: chunked || length > 0)
         let expectsContinue = head.headers["expect"].contains { $0.lowercased() == "100-continue" }
         if expectsContinue {
@@ -47,6 +61,10 @@ struct Connection {
                 throw ServiceError(
                     .uriTooLong, "uri_too_long", "the request target is over \(Self.maxTargetLength) bytes")
             }
+            guard length < Int64.max else {
+                throw ServiceError(
+                    .payloadTooLarge, "payload_too_large", "the Content-Length \(declaredLength ?? "") is too large")
+            }
             let request = try Request(head: head, body: body)
             response = await responder.respond(to: request)
             route = request.route
@@ -55,12 +73,13 @@ struct Connection {
         }
         var keepOpen = head.isKeepAlive
         if !body.finished {
-            // A body the handler did not read: drain a little of it, else close rather than read gigabytes.
-            // If 100-continue was never sent, the client may be waiting to send it: close as well. A read that
-            // fails closes too; the response is still attempted, so a file it holds reaches its closer.
-            if body.beforeFirstRead != nil {
+            // A body the handler did not read: drain a little of it, else close rather than read gigabytes
+            // (or wait for them: a chunked body, or one declared longer than that, is not drained). If 100-continue
+            // was never sent, the client may be waiting to send it: close as well. A read that fails closes
+            // too; the response is still attempted, so a file it holds reaches its closer.
+            if body.beforeFirstRead != nil || chunked || length - body.received > Self.drainLimit {
                 keepOpen = false
-            } else if (try? await body.discard(limit: 1 << 20)) != true {
+            } else if (try? await body.discard(limit: Self.drainLimit)) != true {
                 keepOpen = false
             }
         }

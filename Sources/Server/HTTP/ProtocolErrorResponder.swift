@@ -4,6 +4,11 @@ import NIOHTTP1
 /// Answers requests the HTTP parser rejects, then lets the connection close: 431 for headers over the
 /// parser's limit, 400 for everything else malformed — including `Content-Length` together with
 /// `Transfer-Encoding` or two different lengths (request smuggling attempts).
+///
+/// A request answers once: when the parser fails inside a body that already has its response (a 413
+/// sent from the head, then a malformed chunk), or while one is being written, nothing more is sent;
+/// and once this handler has answered, the response `Connection` may still write for the same request
+/// (its body read failed) is dropped.
 final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -12,6 +17,12 @@ final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandle
 
     private let accessLog: AccessLog
     private var responseInProgress = false
+    /// Between a request head and its end.
+    private var requestOpen = false
+    /// The open request has had a response (or the start of one).
+    private var requestAnswered = false
+    /// This handler sent the connection's last response.
+    private var answeredError = false
 
     init(accessLog: AccessLog) {
         self.accessLog = accessLog
@@ -22,7 +33,8 @@ final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandle
             context.fireErrorCaught(error)
             return
         }
-        if !responseInProgress {
+        if !responseInProgress && !(requestOpen && requestAnswered) && !answeredError {
+            answeredError = true
             let (status, code, message): (HTTPResponseStatus, String, String) =
                 switch parserError {
                 case .headerOverflow:
@@ -52,9 +64,26 @@ final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandle
         context.fireErrorCaught(error)
     }
 
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            requestOpen = true
+            requestAnswered = false
+        case .end: requestOpen = false
+        case .body: break
+        }
+        context.fireChannelRead(data)
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !answeredError else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
         switch unwrapOutboundIn(data) {
-        case .head(let head) where head.status.code >= 200: responseInProgress = true
+        case .head(let head) where head.status.code >= 200:
+            responseInProgress = true
+            requestAnswered = true
         case .end: responseInProgress = false
         default: break
         }

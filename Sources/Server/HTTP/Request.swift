@@ -17,7 +17,10 @@ final class Request {
     init(head: HTTPRequestHead, body: RequestBody) throws {
         self.head = head
         self.body = body
-        let uri = head.uri
+        for field in Self.singletonFields where head.headers[field].count > 1 {
+            throw ServiceError.invalidRequest("the request has more than one \(field) header")
+        }
+        let uri = Self.originForm(head.uri)
         let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         guard let rawPath = parts.first.map(String.init), let path = QueryString.percentDecode(rawPath) else {
             throw ServiceError.invalidRequest("the request path is not valid percent-encoding")
@@ -27,6 +30,22 @@ final class Request {
     }
 
     var method: HTTPMethod { head.method }
+
+    /// Header fields a request may carry once: two credentials or two hosts leave it unclear which one
+    /// the request means, and a proxy in front may have judged it by the other (RFC 9110 §5.3, §7.2).
+    static let singletonFields = ["Authorization", "Host", "Content-Type"]
+
+    /// The path and query of a request target. RFC 9112 §3.2.2 has servers accept the absolute form
+    /// (`http://host/path?query`, as sent to proxies) too: its scheme and authority are dropped.
+    static func originForm(_ target: String) -> String {
+        guard let scheme = target.range(of: "://"),
+            ["http", "https"].contains(target[..<scheme.lowerBound].lowercased())
+        else { return target }
+        let rest = target[scheme.upperBound...]
+        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        let tail = rest[start...]
+        return tail.hasPrefix("?") ? "/" + tail : String(tail)
+    }
 
     /// The declared body length, if the client sent `Content-Length`.
     var contentLength: Int64? { head.headers.first(name: "content-length").flatMap { Int64($0) } }

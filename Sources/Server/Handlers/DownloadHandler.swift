@@ -38,9 +38,7 @@ extension MediaService {
         }
         let range = try ByteRange(request.head.headers.first(name: "range"), size: output.size)
         let path = store.outputPath(id: record.id, name: output.name)
-        if range?.isEmpty == true || output.size == 0 {
-            return Response(status: range == nil ? .ok : .partialContent, headers: headers)
-        }
+        if output.size == 0 { return Response(status: .ok, headers: headers) }
         let (start, end) = (range?.start ?? 0, range?.end ?? output.size)
         let handle = try await threadPool.runIfActive { () -> NIOFileHandle in
             let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
@@ -66,32 +64,51 @@ extension MediaService {
     }
 }
 
-/// A single `Range: bytes=…` request resolved against a file size (end exclusive).
+/// A single `Range: bytes=…` request resolved against a file size (end exclusive), by RFC 9110 §14.1.2.
+///
+/// Positions are digits only and saturate at `Int64.max` instead of overflowing, so a range past any file
+/// (`bytes=0-9223372036854775807`, or a position of 40 digits) is a range like any other: a last position
+/// beyond the end means "to the end", a first position beyond it is 416. A header that is not one valid
+/// `bytes` range (several ranges, another unit, signs, spaces) is ignored and the whole file is sent, as
+/// the RFC allows.
 struct ByteRange {
     let start: Int64
     let end: Int64
-    var isEmpty: Bool { start >= end }
 
     /// nil when there is no usable range header (serve the whole file); throws 416 when it cannot be met.
     init?(_ header: String?, size: Int64) throws {
-        guard let header, header.hasPrefix("bytes="), !header.contains(",") else { return nil }
-        let spec = header.dropFirst("bytes=".count).split(
-            separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let header, header.count > 6, header.prefix(6).lowercased() == "bytes=" else { return nil }
+        let spec = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard spec.count == 2 else { return nil }
         let unsatisfiable = ServiceError(
             .rangeNotSatisfiable, "range_not_satisfiable", "the range \(header) is outside the \(size)-byte file",
             headers: [("Content-Range", "bytes */\(size)")])
         if spec[0].isEmpty {
-            guard let suffix = Int64(spec[1]), suffix > 0 else { throw unsatisfiable }
-            start = max(0, size - suffix)
+            guard let suffix = Self.position(spec[1]) else { return nil }
+            guard suffix > 0, size > 0 else { throw unsatisfiable }
+            start = size - min(suffix, size)
             end = size
         } else {
-            guard let first = Int64(spec[0]) else { return nil }
+            guard let first = Self.position(spec[0]) else { return nil }
+            let last = spec[1].isEmpty ? Int64.max : Self.position(spec[1])
+            guard let last, last >= first else { return nil }
             guard first < size else { throw unsatisfiable }
-            let last = spec[1].isEmpty ? size - 1 : (Int64(spec[1]) ?? -1)
-            guard last >= first else { return nil }
             start = first
-            end = min(last + 1, size)
+            end = last >= size - 1 ? size : last + 1
         }
+    }
+
+    /// A position of a range spec: ASCII digits only, saturated at `Int64.max`; nil when not a number.
+    static func position(_ text: Substring) -> Int64? {
+        guard !text.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in text.utf8 {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let (shifted, overflowShift) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowAdd) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            if overflowShift || overflowAdd { return Int64.max }
+            value = sum
+        }
+        return value
     }
 }

@@ -6,9 +6,18 @@ import NIOPosix
 
 /// A `multipart/form-data` body parsed as it streams in (vapor/multipart-kit's parser): file parts go
 /// to upload files block by block, small text fields are kept as option values.
+///
+/// A part's headers are bounded like a request head: at most `maxPartHeaderBytes` between the end of one
+/// part's body and the start of the next (boundary and headers), and `maxPartHeaders` header lines; past
+/// either the request gets 431 at once. The parser is fed at most `sliceBytes` at a time, so it never
+/// holds more than a slice past the limit (it copies a header value it is building on each call, which
+/// costs the square of the value's length when one call carries a huge one).
 final class MultipartForm {
     static let maxFields = 32
     static let maxFieldBytes = 8 * 1024
+    static let maxPartHeaderBytes = 16 * 1024
+    static let maxPartHeaders = 32
+    static let sliceBytes = 4 * 1024
 
     private enum Event {
         case header(String, String)
@@ -27,6 +36,10 @@ final class MultipartForm {
     private var files: [String: UploadReceiver.Part] = [:]
     private var fields: [String: String] = [:]
     private var sawEnd = false
+    /// Bytes fed to the parser since the last part body bytes or part end: boundary and part headers.
+    private var headerBytes = 0
+    /// Header lines of the part being read.
+    private var headerCount = 0
 
     init(boundary: String, fileParts: [String], store: JobStore, threadPool: NIOThreadPool) {
         parser = MultipartParser(boundary: boundary)
@@ -39,14 +52,39 @@ final class MultipartForm {
     }
 
     func consume(_ chunk: ByteBuffer) async throws {
-        do {
-            try parser.execute(chunk)
-        } catch {
-            throw ServiceError.invalidRequest("the multipart body is malformed: \(error)")
+        var chunk = chunk
+        while let slice = chunk.readSlice(length: min(chunk.readableBytes, Self.sliceBytes)), slice.readableBytes > 0 {
+            do {
+                try parser.execute(slice)
+            } catch {
+                throw ServiceError.invalidRequest("the multipart body is malformed: \(error)")
+            }
+            try checkHeaderSize(afterFeeding: slice.readableBytes)
+            let batch = events
+            events.removeAll(keepingCapacity: true)
+            for event in batch { try await handle(event) }
         }
-        let batch = events
-        events.removeAll(keepingCapacity: true)
-        for event in batch { try await handle(event) }
+    }
+
+    /// Counts what the last slice added to part headers: a slice that produced body bytes or ended a part
+    /// starts the count again.
+    private func checkHeaderSize(afterFeeding count: Int) throws {
+        var sawBody = false
+        for event in events {
+            switch event {
+            case .header: headerCount += 1
+            case .body: sawBody = true
+            case .partComplete:
+                sawBody = true
+                headerCount = 0
+            }
+        }
+        headerBytes = sawBody ? 0 : headerBytes + count
+        guard headerBytes <= Self.maxPartHeaderBytes, headerCount <= Self.maxPartHeaders else {
+            throw ServiceError(
+                .requestHeaderFieldsTooLarge, "headers_too_large",
+                "a multipart part's headers are over \(Self.maxPartHeaderBytes) bytes or \(Self.maxPartHeaders) lines")
+        }
     }
 
     func finish() async throws -> (files: [String: UploadReceiver.Part], fields: [String: String]) {
