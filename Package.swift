@@ -24,13 +24,14 @@ let package = Package(
         ),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CMalloc"),
         .target(name: "MediaCore", dependencies: ["CFFmpeg"]),
         .target(name: "MediaJobs", dependencies: ["MediaCore"]),
         .target(name: "JobStore", dependencies: ["COpenSSL"]),
         .target(
             name: "Server",
             dependencies: [
-                "MediaJobs", "JobStore", "CZlib",
+                "MediaJobs", "JobStore", "CZlib", "CMalloc",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -29,8 +29,7 @@ public enum MediadServer {
         let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
         let server = try await HTTPServer(
             host: configuration.host, port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
-            responder: service, headTimeout: .milliseconds(Int64(configuration.headerTimeout * 1000)),
-            bodyIdleTimeout: .milliseconds(Int64(configuration.bodyIdleTimeout * 1000)))
+            responder: service, limits: try configuration.connectionLimits())
         listening(server.localPort)
         logger.info(
             "listening",
@@ -38,6 +37,7 @@ public enum MediadServer {
                 "host": .string(configuration.host), "port": .stringConvertible(server.localPort),
                 "workers": .stringConvertible(configuration.workers),
                 "isolation": .string(configuration.isolation.mode.rawValue),
+                "max_connections": .stringConvertible(server.connections.maximum),
             ])
 
         let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in

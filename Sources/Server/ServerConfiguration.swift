@@ -25,6 +25,14 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout: TimeInterval = 30
     /// How long a request body may stall before the connection is closed.
     public var bodyIdleTimeout: TimeInterval = 60
+    /// Bytes a second a request body must average over each 10 s of waiting on the client; 0: no minimum.
+    public var minUploadRate: Int64 = 1024
+    /// How long a response may make no progress towards a client that does not read before the
+    /// connection is closed.
+    public var sendTimeout: TimeInterval = 60
+    /// Client connections served at once (503 `server_busy` beyond); nil: 1024, or fewer when the
+    /// descriptor limit cannot give each two descriptors besides a reserve.
+    public var maxConnections: Int? = nil
     /// API tokens; nil serves everyone (the default, for a server on loopback or behind a trusted proxy).
     public var accessTokens: AccessTokens? = nil
     /// Where `GET /openapi.yaml` reads the spec from.

@@ -13,6 +13,8 @@ final class ServerProcess: @unchecked Sendable {
     private(set) var process: Process
     private(set) var port = 0
     private let ownsDirectory: Bool
+    /// Open-file limit the server starts under (`prlimit --nofile`), if not the test's own.
+    let descriptorLimit: Int?
 
     static var binary: String {
         if let configured = ProcessInfo.processInfo.environment["MEDIAD_BIN"] { return configured }
@@ -23,8 +25,9 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts a server; `dataDirectory` nil makes a fresh temporary one (removed at release).
     init(
         dataDirectory: String? = nil, _ arguments: [String] = [], environment: [String: String] = [:],
-        logFile: String? = nil
+        logFile: String? = nil, descriptorLimit: Int? = nil
     ) throws {
+        self.descriptorLimit = descriptorLimit
         if let dataDirectory {
             self.dataDirectory = dataDirectory
             ownsDirectory = false
@@ -52,8 +55,15 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts (again) on the same data directory, on a new port.
     func launch() throws {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory] + extraArguments
+        let serve = ["serve", "--port", "0", "--data-dir", dataDirectory] + extraArguments
+        if let descriptorLimit {
+            // prlimit sets the limit and then becomes the server (exec), so the pid is the server's.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", "--", Self.binary] + serve
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = serve
+        }
         // A line per request would bury the test output; tests that read the log ask for a file and a level.
         let quiet = logFile == nil ? ["MEDIAD_LOG_LEVEL": "warning"] : [:]
         process.environment = ProcessInfo.processInfo.environment.merging(quiet) { $1 }.merging(environment) { $1 }

@@ -7,22 +7,37 @@ import NIOPosix
 ///
 /// Every connection runs NIO's HTTP/1.1 pipeline with pipelining assistance (responses leave in request
 /// order), then `ProtocolErrorResponder` (malformed requests get 400 or 431 and a close),
-/// `RequestDeadline` (slow or idle clients are cut off), `FileRegionCloser`, then the async channel that
-/// `Connection` reads.
+/// `RequestDeadline` (slow or idle clients are cut off), `SendTimeout` (clients that stop reading are cut
+/// off), `FileRegionCloser`, then the async channel that `Connection` reads. Connections past
+/// `limits.maxConnections` get `OverCapacityResponder` alone.
 public final class HTTPServer: Sendable {
-    private let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+    /// What bounds the clients of one server.
+    struct Limits: Sendable {
+        var headTimeout: TimeAmount = .seconds(30)
+        var bodyIdleTimeout: TimeAmount = .seconds(60)
+        var sendTimeout: TimeAmount = .seconds(60)
+        /// Bytes a second a request body must average while the server waits for it; 0: no minimum.
+        var minimumUploadRate: Int64 = 1024
+        var maxConnections = 1024
+    }
+
+    private typealias Client = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+    private let channel: NIOAsyncChannel<Client?, Never>
     private let responder: any Responder
     private let accessLog = AccessLog(logger: Logger(label: "mediad.http"))
+    let connections: ConnectionLimit
 
     /// The port the server listens on (useful with port 0).
     public var localPort: Int { channel.channel.localAddress?.port ?? 0 }
 
-    init(
-        host: String, port: Int, group: any EventLoopGroup, responder: any Responder,
-        headTimeout: TimeAmount = .seconds(30), bodyIdleTimeout: TimeAmount = .seconds(60)
-    ) async throws {
+    init(host: String, port: Int, group: any EventLoopGroup, responder: any Responder, limits: Limits = Limits())
+        async throws
+    {
         self.responder = responder
         let accessLog = accessLog
+        let connections = ConnectionLimit(maximum: limits.maxConnections)
+        let trimmer = HeapTrimmer()
+        self.connections = connections
         channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -30,15 +45,22 @@ public final class HTTPServer: Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    guard connections.admit(channel) else {
+                        try channel.pipeline.syncOperations.addHandler(OverCapacityResponder())
+                        return nil
+                    }
+                    channel.closeFuture.whenComplete { _ in trimmer.connectionClosed() }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: false)
                     try channel.pipeline.syncOperations.addHandlers([
                         ProtocolErrorResponder(accessLog: accessLog),
-                        RequestDeadline(headTimeout: headTimeout, bodyIdleTimeout: bodyIdleTimeout),
+                        RequestDeadline(
+                            headTimeout: limits.headTimeout, bodyIdleTimeout: limits.bodyIdleTimeout,
+                            minimumUploadRate: limits.minimumUploadRate),
+                        SendTimeout(timeout: limits.sendTimeout),
                         FileRegionCloser(),
                     ])
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: channel)
+                    return try Client(wrappingChannelSynchronously: channel)
                 }
             }
     }
@@ -47,8 +69,9 @@ public final class HTTPServer: Sendable {
     func run() async {
         let connection = Connection(responder: responder, accessLog: accessLog)
         try? await withThrowingDiscardingTaskGroup { group in
-            try await channel.executeThenClose { connections in
-                for try await client in connections {
+            try await channel.executeThenClose { clients in
+                for try await client in clients {
+                    guard let client else { continue }
                     group.addTask { await connection.serve(client) }
                 }
             }

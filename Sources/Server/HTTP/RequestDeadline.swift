@@ -4,9 +4,11 @@ import NIOHTTP1
 /// Closes connections that hold the server without sending requests.
 ///
 /// A complete request head must arrive within `headTimeout` of the connection opening or of the previous
-/// response ending (slowloris clients trickling a byte a second are cut off), and a request body that
-/// stops arriving for `bodyIdleTimeout` is abandoned. Waiting for a response — a long poll — is not idle
-/// time, nor is sending one: the deadlines run only while the server waits for the client to send.
+/// response ending (slowloris clients trickling a byte a second are cut off). While a body is read, only
+/// time spent waiting on the client counts — from the server asking the socket for more until bytes
+/// arrive, never the time the server itself takes to write what it has: one wait longer than
+/// `bodyIdleTimeout` closes the connection, and so does a body slower than `UploadPace` allows. Waiting
+/// for a response — a long poll — is not idle time, nor is sending one (`SendTimeout` watches that).
 final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -15,13 +17,19 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let headTimeout: TimeAmount
     private let bodyIdleTimeout: TimeAmount
+    private var pace: UploadPace
     private var deadline: Scheduled<Void>?
     /// Request heads seen on this connection.
     private var requestsRead = 0
+    /// Between a request head and its end.
+    private var inBody = false
+    /// When the server last asked for more of a body and has not had it yet.
+    private var waitingSince: NIODeadline?
 
-    init(headTimeout: TimeAmount, bodyIdleTimeout: TimeAmount) {
+    init(headTimeout: TimeAmount, bodyIdleTimeout: TimeAmount, minimumUploadRate: Int64) {
         self.headTimeout = headTimeout
         self.bodyIdleTimeout = bodyIdleTimeout
+        pace = UploadPace(minimumRate: minimumUploadRate)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -34,21 +42,35 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        disarm()
         context.fireChannelInactive()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if inBody && waitingSince == nil {
+            waitingSince = .now()
+            arm(context, bodyIdleTimeout)
+        }
+        context.read()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
             requestsRead += 1
-            arm(context, bodyIdleTimeout)
-        case .body:
-            arm(context, bodyIdleTimeout)
+            inBody = true
+            pace.reset()
+            disarm()
+        case .body(let bytes):
+            let wait = waitingSince.map { NIODeadline.now() - $0 } ?? .zero
+            disarm()
+            guard pace.record(bytes.readableBytes, after: wait) else {
+                context.close(promise: nil)
+                return
+            }
         case .end:
-            deadline?.cancel()
-            deadline = nil
+            inBody = false
+            disarm()
         }
         context.fireChannelRead(data)
     }
@@ -65,7 +87,7 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         let written = promise ?? context.eventLoop.makePromise()
         let requestsSoFar = requestsRead
         written.futureResult.assumeIsolated().whenSuccess { [self] _ in
-            if requestsRead == requestsSoFar { arm(context, headTimeout) }
+            if requestsRead == requestsSoFar && !inBody { arm(context, headTimeout) }
         }
         context.write(data, promise: written)
     }
@@ -75,5 +97,11 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
             context.close(promise: nil)
         }
+    }
+
+    private func disarm() {
+        deadline?.cancel()
+        deadline = nil
+        waitingSince = nil
     }
 }

@@ -30,7 +30,8 @@ public struct ReplicaSettings: Sendable {
     /// `gethostname(2)`, which needs no name service.
     public static func defaultReplicaID() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
-        let name = gethostname(&buffer, buffer.count - 1) == 0 ? String(cString: buffer) : ""
+        let named = gethostname(&buffer, buffer.count - 1) == 0
+        let name = named ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         let host = name.split(separator: ".").first.map(String.init) ?? "mediad"
         let safe = host.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
         return "\(safe.isEmpty ? "mediad" : safe)-\(getpid())-\(JobStore.newID().prefix(6))"

@@ -17,8 +17,8 @@ final class BlockWriter {
 
     init(store: JobStore, threadPool: NIOThreadPool) async throws {
         self.threadPool = threadPool
+        filling = try UploadBlock(capacity: UploadReceiver.blockSize)
         upload = try await threadPool.runIfActive { try store.makeUpload() }
-        filling = UploadBlock(capacity: UploadReceiver.blockSize)
     }
 
     func append(_ chunk: ByteBuffer) async throws {

@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 
 /// A fixed buffer in which body bytes are gathered before they go to disk in one write.
@@ -5,15 +6,27 @@ import NIOCore
 /// Owned by one `BlockWriter`, which hands it whole to the pool thread that writes it and takes it back
 /// afterwards, so it is never touched from two threads at once (hence `@unchecked Sendable`). Allocated
 /// once per upload and reused, so receiving a file allocates nothing per chunk.
+///
+/// The memory is mapped for the block alone and unmapped with it: pages count only once bytes land in
+/// them, and every byte goes back to the system when the upload ends. From malloc, freed blocks of this
+/// size raise glibc's mmap threshold and stay in its arenas: 1000 slow uploads left 1.4 GB held after
+/// they had gone.
 final class UploadBlock: @unchecked Sendable {
     private let memory: UnsafeMutableRawBufferPointer
     private(set) var count = 0
 
-    init(capacity: Int) {
-        memory = .allocate(byteCount: capacity, alignment: 64)
+    /// Throws 503 `server_busy` when the system has no memory for another block.
+    init(capacity: Int) throws {
+        let mapping = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let mapping, mapping != MAP_FAILED else {
+            throw ServiceError(
+                .serviceUnavailable, "server_busy", "the server has no memory for another upload now; retry later",
+                headers: [("Retry-After", "5")])
+        }
+        memory = UnsafeMutableRawBufferPointer(start: mapping, count: capacity)
     }
 
-    deinit { memory.deallocate() }
+    deinit { munmap(memory.baseAddress, memory.count) }
 
     var isEmpty: Bool { count == 0 }
     var isFull: Bool { count == memory.count }

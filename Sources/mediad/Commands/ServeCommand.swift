@@ -10,7 +10,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every option can also be set through the environment: MEDIAD_HOST, MEDIAD_PORT, MEDIAD_DATA_DIR, \
             MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_SHUTDOWN_GRACE, \
-            MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_AUTH_TOKENS, \
+            MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_MIN_UPLOAD_RATE, MEDIAD_SEND_TIMEOUT, \
+            MEDIAD_MAX_CONNECTIONS, MEDIAD_AUTH_TOKENS, \
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
             MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
             MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT, MEDIAD_WEBHOOK_SECRET, \
@@ -64,6 +65,21 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "How long a request body may stall before the connection is closed (default 60s).")
     var bodyTimeout: String?
+
+    @Option(
+        help:
+            "Bytes a second a request body must average over each 10 s spent waiting on the client: bytes, or with K, M; 0 turns it off (default 1K)."
+    )
+    var minUploadRate: String?
+
+    @Option(help: "How long a client may take none of a response before the connection is closed (default 60s).")
+    var sendTimeout: String?
+
+    @Option(
+        help:
+            "Client connections served at once; more get 503 (default 1024, or fewer when `ulimit -n` cannot give each two descriptors)."
+    )
+    var maxConnections: Int?
 
     @Option(
         help:
@@ -164,6 +180,20 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let time = try value(bodyTimeout, "BODY_TIMEOUT").map({ try Self.seconds($0, "body-timeout") }) {
             configuration.bodyIdleTimeout = time
+        }
+        if let rate = try value(minUploadRate, "MIN_UPLOAD_RATE").map({
+            $0 == "0" ? 0 : try Self.bytes($0, "min-upload-rate")
+        }) {
+            configuration.minUploadRate = rate
+        }
+        if let time = try value(sendTimeout, "SEND_TIMEOUT").map({ try Self.seconds($0, "send-timeout") }) {
+            guard time > 0 else { throw ValidationError("--send-timeout must be more than 0") }
+            configuration.sendTimeout = time
+        }
+        if let count = try value(maxConnections.map(String.init), "MAX_CONNECTIONS").map({
+            try Self.integer($0, "max-connections", 1...1_000_000)
+        }) {
+            configuration.maxConnections = count
         }
         if let time = try value(shutdownGrace, "SHUTDOWN_GRACE").map({ try Self.seconds($0, "shutdown-grace") }) {
             configuration.shutdownGrace = time
@@ -301,18 +331,26 @@ struct ServeCommand: AsyncParsableCommand {
         let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
         let upper = text.uppercased()
         let scale = upper.last.flatMap { units[$0] } ?? 1
-        guard let number = Int64(scale == 1 ? upper : String(upper.dropLast())), number > 0 else {
-            throw ValidationError("--\(name) must be a size such as 4294967296 or 4G, not '\(text)'")
+        guard let number = Int64(scale == 1 ? upper : String(upper.dropLast())), number > 0,
+            case let (size, overflow) = number.multipliedReportingOverflow(by: scale), !overflow
+        else {
+            throw ValidationError("--\(name) must be a size such as 4294967296 or 4G, below 8 EiB, not '\(text)'")
         }
-        return number * scale
+        return size
     }
+
+    /// The longest duration any option takes: a century, far from the nanosecond counts that overflow.
+    static let maxSeconds: TimeInterval = 100 * 365 * 86400
 
     static func seconds(_ text: String, _ name: String) throws -> TimeInterval {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
         let scale = text.last.flatMap { units[$0] } ?? 1
         guard let number = Double(scale == 1 && text.last?.isNumber == true ? text : String(text.dropLast())),
-            number.isFinite, number >= 0
-        else { throw ValidationError("--\(name) must be a duration such as 3600, 90s, 30m or 24h, not '\(text)'") }
+            number.isFinite, number >= 0, number * scale <= maxSeconds
+        else {
+            throw ValidationError(
+                "--\(name) must be a duration such as 3600, 90s, 30m or 24h (at most 100 years), not '\(text)'")
+        }
         return number * scale
     }
 }

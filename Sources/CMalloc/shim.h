@@ -1,0 +1,2 @@
+/// glibc's allocator controls (malloc_trim), which Glibc's Swift module does not import.
+#include <malloc.h>

@@ -1,0 +1,47 @@
+import NIOCore
+
+/// The whole pipeline of a connection over `--max-connections`: answers 503 `server_busy` with
+/// `Retry-After` at once, without waiting for or parsing a request, and closes.
+///
+/// The answer goes out before the request is read, so a client that has sent one still finds it; the
+/// output side is shut first and what the client sends meanwhile is read and dropped for a moment, as
+/// closing a socket with unread input would reset it and could destroy the answer on its way.
+final class OverCapacityResponder: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    private static let lingering = TimeAmount.seconds(1)
+    private var answered = false
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { answer(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        answer(context)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { context.close(promise: nil) }
+    }
+
+    private func answer(_ context: ChannelHandlerContext) {
+        guard !answered else { return }
+        answered = true
+        let body =
+            #"{"error":{"code":"server_busy","message":"the server is serving as many connections as it may; retry later"}}"#
+            + "\n"
+        let response =
+            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\n"
+            + "connection: close\r\n\(RequestID.header): \(RequestID.generate())\r\n"
+            + "content-length: \(body.utf8.count)\r\n\r\n\(body)"
+        let sent = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(NIOAny(ByteBuffer(string: response)), promise: sent)
+        sent.futureResult.assumeIsolated().whenComplete { _ in
+            context.close(mode: .output, promise: nil)
+            context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingering) { context.close(promise: nil) }
+        }
+    }
+}

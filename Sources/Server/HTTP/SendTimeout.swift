@@ -1,0 +1,76 @@
+import NIOCore
+import NIOHTTP1
+
+/// Closes a connection whose client stops taking a response: no byte of it leaves the server's buffer
+/// for `timeout` (nginx's `send_timeout`).
+///
+/// A client that asks for a large output and never reads holds a connection, a descriptor and the file
+/// (a deleted output stays on disk while it is open). While a response is under way this handler looks
+/// at the channel's buffered bytes a few times per `timeout`: as long as the count moves or reaches zero,
+/// the client is reading; when it stays put for `timeout`, the connection is closed. The bytes of a file
+/// sent with sendfile count too, as NIO counts what it has not yet handed to the socket. Time in which the
+/// server has nothing to send (a long poll waiting for its job) never counts.
+final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let timeout: TimeAmount
+    private var check: Scheduled<Void>?
+    private var lastBuffered: Int = 0
+    private var lastProgress = NIODeadline.now()
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stopWatching()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status.code >= 200:
+            startWatching(context)
+            context.write(data, promise: promise)
+        case .end:
+            let written = promise ?? context.eventLoop.makePromise()
+            written.futureResult.assumeIsolated().whenComplete { [self] _ in stopWatching() }
+            context.write(data, promise: written)
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode == .all { stopWatching() }
+        context.close(mode: mode, promise: promise)
+    }
+
+    private func startWatching(_ context: ChannelHandlerContext) {
+        stopWatching()
+        lastBuffered = 0
+        lastProgress = .now()
+        scheduleCheck(context, in: min(.seconds(1), .nanoseconds(max(1, timeout.nanoseconds / 4))))
+    }
+
+    private func scheduleCheck(_ context: ChannelHandlerContext, in interval: TimeAmount) {
+        check = context.eventLoop.assumeIsolated().scheduleTask(in: interval) { [self] in
+            let buffered = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+            let now = NIODeadline.now()
+            if buffered == 0 || buffered != lastBuffered {
+                lastBuffered = buffered
+                lastProgress = now
+            } else if now - lastProgress >= timeout {
+                check = nil
+                context.close(promise: nil)
+                return
+            }
+            scheduleCheck(context, in: interval)
+        }
+    }
+
+    private func stopWatching() {
+        check?.cancel()
+        check = nil
+    }
+}
