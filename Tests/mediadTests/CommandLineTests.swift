@@ -116,3 +116,47 @@ import Testing
         #expect(odd.stderr.hasPrefix("error: partial_frame:"))
     }
 }
+
+/// `mediad serve` flags at the edges of their types: each is refused with the flag's name, never a trap,
+/// and the server does not start.
+@Suite struct ServeFlagTests {
+    func serve(_ arguments: [String]) throws -> Command.Output {
+        let scratch = try Scratch("serve-flags")
+        return try Command.run(
+            CommandLineTests.binary, ["serve", "--port", "0", "--data-dir", scratch.file("data")] + arguments,
+            allowFailure: true)
+    }
+
+    @Test func sizesAndDurationsPastTheirTypesAreRefused() throws {
+        let refused: [([String], String)] = [
+            (["--max-upload", "99999999999T"], "--max-upload"),
+            (["--max-upload", "9223372036854775807K"], "--max-upload"),
+            (["--header-timeout", "1e300"], "--header-timeout"),
+            (["--body-timeout", "99999999999d"], "--body-timeout"),
+            (["--send-timeout", "0"], "--send-timeout"), (["--min-upload-rate", "-1"], "--min-upload-rate"),
+            (["--max-connections", "0"], "--max-connections"),
+            (["--max-connections", "99999999999999999999"], "max-connections"),
+        ]
+        for (arguments, name) in refused {
+            let result = try serve(arguments)
+            // 64: a usage error; a crash would end with the signal's number.
+            #expect(result.status == 64, "\(arguments): status \(result.status): \(result.stderr)")
+            #expect(result.stderr.contains(name), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// More connections than the descriptor limit can carry is refused at start, not left to fail under load.
+    @Test func moreConnectionsThanDescriptorsIsRefused() throws {
+        let scratch = try Scratch("serve-flags")
+        let result = try Command.run(
+            "/usr/bin/prlimit",
+            [
+                "--nofile=256:256", "--", CommandLineTests.binary, "serve", "--port", "0", "--data-dir",
+                scratch.file("data"),
+                "--max-connections", "500",
+            ],
+            allowFailure: true)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--max-connections 500 needs 1064 open files"), "\(result.stderr)")
+    }
+}
