@@ -4,7 +4,7 @@ import MediaJobs
 
 extension MediaService {
     /// `POST /probe`: receives the file, probes it in a child process (or, with `--isolation none`, on the
-    /// thread pool), answers with `MediaInfo`, and removes the upload.
+    /// thread pool), answers with `MediaInfo` capped for reporting, and removes the upload.
     func probe(_ request: Request) async throws -> Response {
         if let length = request.contentLength, length > configuration.maxUpload {
             throw ServiceError(
@@ -41,13 +41,14 @@ extension MediaService {
         }
     }
 
-    /// The probe of a received file: in a child process, or with `--isolation none` on the thread pool.
+    /// The probe of a received file, capped for reporting: in a child process, or with `--isolation none`
+    /// on the thread pool.
     private func describe(_ file: String) async throws -> MediaInfo {
         if configuration.isolation.mode == .process {
             let json = try await threadPool.runIfActive { try ProbeChild.probe(file) }
-            return try MediaJSON.decode(MediaInfo.self, from: json)
+            return try MediaJSON.decode(MediaInfo.self, from: json).reported()
         }
-        return try await threadPool.runIfActive { try ProbeJob(input: file).run() }
+        return try await threadPool.runIfActive { try ProbeJob(input: file).run().reported() }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MediaCore
 import Synchronization
 
 /// One `mediad worker` process: started from this server's own executable with stdout and stderr on pipes.
@@ -25,6 +26,22 @@ final class WorkerChild: @unchecked Sendable {
             switch self {
             case .exit(let status): "exited with status \(status)"
             case .signal(let number): "was killed by \(SignalName.of(number))"
+            }
+        }
+
+        /// Why a child that ended without a final message failed, `doing` what (e.g. "the job"): SIGXCPU
+        /// (its CPU-time limit) → `timeout`; a signal with the Swift runtime's or C++'s allocation-failure
+        /// text on stderr → `out_of_memory`; any other signal or exit → `worker_crashed`.
+        func failure(doing work: String, stderr: String, limits: WorkerLimits) -> MediaError {
+            switch self {
+            case .signal(SIGXCPU):
+                return MediaError(.timeout, "\(work) used more than its \(limits.cpuSeconds) s of CPU time")
+            case .signal
+            where ["Could not allocate memory", "std::bad_alloc", "out of memory"].contains(where: stderr.contains):
+                return MediaError(
+                    .outOfMemory, "\(work) needed more than its \(limits.memory) bytes of memory (\(self))")
+            case .signal, .exit:
+                return MediaError(.workerCrashed, "the worker process \(self) before finishing \(work)")
             }
         }
     }
@@ -70,16 +87,12 @@ final class WorkerChild: @unchecked Sendable {
 
     func kill() { _ = Foundation.kill(pid, SIGKILL) }
 
-    /// Reads the worker's stdout to its end, passing each message line to `body`.
-    func readMessages(_ body: (WorkerMessage) -> Void) {
-        var pending = Data()
-        Self.readToEnd(stdout.fileHandleForReading) { chunk in
-            pending.append(chunk)
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                if let message = WorkerMessage.parse(pending[pending.startIndex..<newline]) { body(message) }
-                pending.removeSubrange(pending.startIndex...newline)
-            }
-        }
+    /// Reads the worker's stdout to its end, passing each message line to `body`. Returns false when a
+    /// line was over `WorkerMessageReader.maximumLineBytes`: it was dropped, and the worker's answer with it.
+    func readMessages(_ body: (WorkerMessage) -> Void) -> Bool {
+        var reader = WorkerMessageReader()
+        Self.readToEnd(stdout.fileHandleForReading) { reader.consume($0, body) }
+        return !reader.refusedLine
     }
 
     /// A pipe's whole content, read to its end with `readToEnd`.
