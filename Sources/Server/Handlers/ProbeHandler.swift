@@ -41,12 +41,12 @@ extension MediaService {
         }
     }
 
-    /// The probe of a received file, capped for reporting: in a child process, or with `--isolation none`
-    /// on the thread pool.
+    /// The probe of a received file, capped for reporting: in a child process under the jobs' limits, or
+    /// with `--isolation none` on the thread pool.
     private func describe(_ file: String) async throws -> MediaInfo {
         if configuration.isolation.mode == .process {
-            let json = try await threadPool.runIfActive { try ProbeChild.probe(file) }
-            return try MediaJSON.decode(MediaInfo.self, from: json).reported()
+            let settings = configuration.isolation
+            return try await threadPool.runIfActive { try ProbeChild.probe(file, settings: settings) }
         }
         return try await threadPool.runIfActive { try ProbeJob(input: file).run().reported() }
     }

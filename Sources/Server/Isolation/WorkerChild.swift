@@ -2,7 +2,8 @@ import Foundation
 import MediaCore
 import Synchronization
 
-/// One `mediad worker` process: started from this server's own executable with stdout and stderr on pipes.
+/// One child process the server isolates untrusted work in (`mediad worker` for a job, `mediad probe-worker`
+/// for `/probe`): started from this server's own executable with stdout and stderr on pipes.
 ///
 /// Shared between the supervising thread and its watchdog, which may only call `kill()`.
 final class WorkerChild: @unchecked Sendable {
@@ -46,14 +47,10 @@ final class WorkerChild: @unchecked Sendable {
         }
     }
 
-    init(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
+    /// A child running `arguments` of this server's executable, not started yet.
+    init(arguments: [String]) {
         process.executableURL = URL(fileURLWithPath: Self.executable)
-        // Ids are URL-safe base64 and may start with "-": the id goes after "--" so it is never read as a flag.
-        process.arguments = [
-            "worker", "--data-dir", dataDirectory, "--job-memory", String(limits.memory), "--max-output",
-            String(limits.maxOutput), "--cpu-time", String(limits.cpuSeconds), "--min-free-disk",
-            String(minimumFreeBytes), "--", id,
-        ]
+        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         // A crash should end the worker at once, not after a symbolicated backtrace.
         environment["SWIFT_BACKTRACE"] = "enable=no"
@@ -61,6 +58,20 @@ final class WorkerChild: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = stdout
         process.standardError = stderr
+    }
+
+    /// A `mediad worker` running job `id` of the store in `dataDirectory`.
+    convenience init(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
+        // Ids are URL-safe base64 and may start with "-": the id goes after "--" so it is never read as a flag.
+        self.init(
+            arguments: ["worker", "--data-dir", dataDirectory] + limits.arguments + [
+                "--min-free-disk", String(minimumFreeBytes), "--", id,
+            ])
+    }
+
+    /// A `mediad probe-worker` describing the file at `path`.
+    convenience init(probing path: String, limits: WorkerLimits) {
+        self.init(arguments: ["probe-worker"] + limits.arguments + ["--", path])
     }
 
     /// This server's executable, by absolute path.
@@ -93,13 +104,6 @@ final class WorkerChild: @unchecked Sendable {
         var reader = WorkerMessageReader()
         Self.readToEnd(stdout.fileHandleForReading) { reader.consume($0, body) }
         return !reader.refusedLine
-    }
-
-    /// A pipe's whole content, read to its end with `readToEnd`.
-    static func readAll(_ handle: FileHandle) -> Data {
-        var data = Data()
-        readToEnd(handle) { data.append($0) }
-        return data
     }
 
     /// Reads a pipe until its end. `read(2)` is retried when a signal interrupts it: the server gets a
