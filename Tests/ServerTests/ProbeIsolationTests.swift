@@ -3,7 +3,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// `/probe` runs its child under the jobs' limits.
+/// `/probe` runs its child under the jobs' limits, waits for it without a thread of the shared pool, and
+/// turns away probes beyond `--max-probes` at once.
 @Suite(.serialized) struct ProbeIsolationTests {
     /// An MP4 whose sample table claims 30 million one-byte samples in one chunk: libav builds an index
     /// entry for each, about 1.4 GiB, from a file of a few kilobytes. Under `--job-memory 512M` the probe
@@ -40,6 +41,53 @@ import Testing
         }
         #expect(server.memoryKiB() < serverBefore + 64 << 10, "the server grew from \(serverBefore) KiB")
         #expect(try Curl.run(server.url("/healthz")).status == 200)
+    }
+
+    /// Four probes held in their children (stopped with SIGSTOP) used to hold both threads of a two-core
+    /// server's blocking pool, so a small job submission waited until the probes' 30 s watchdog killed
+    /// them. Now the submission is answered at once, a fifth probe gets 429 with `Retry-After`, and a
+    /// probe child that crashes fails its request with `worker_crashed`.
+    @Test func heldProbesNeitherStallSubmissionsNorExceedTheCap() throws {
+        let server = try ServerProcess(environment: ["MEDIAD_MAX_PROBES": "4"])
+        let input = try Fixtures.h264AacMP4()
+        let answers = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for _ in 0..<4 {
+            group.enter()
+            Thread {
+                let reply = try? Curl.run(server.url("/probe"), ["-T", input, "--max-time", "60"])
+                answers.withLock { $0.append("\(reply?.status ?? 0) \(reply?.errorCode ?? "-")") }
+                group.leave()
+            }.start()
+        }
+        var stopped: Set<Int32> = []
+        let deadline = Date().addingTimeInterval(20)
+        while stopped.count < 4, Date() < deadline {
+            for child in Self.children(of: server.pid) where !stopped.contains(child) {
+                if kill(child, SIGSTOP) == 0 { stopped.insert(child) }
+            }
+            usleep(1000)
+        }
+        defer { for child in stopped { kill(child, SIGCONT) } }
+        #expect(stopped.count == 4, "four probe children were held")
+
+        let submission = try Curl.run(
+            server.url("/jobs/remux?format=mkv"), ["-T", input, "--max-time", "60"])
+        print("job submission beside four held probes: \(submission.status) in \(submission.seconds) s")
+        #expect(submission.status == 202, "\(submission.text)")
+        #expect(submission.seconds < 3, "the submission took \(submission.seconds) s")
+
+        let refused = try Curl.run(server.url("/probe"), ["-T", input, "--max-time", "10"])
+        #expect(refused.status == 429, "\(refused.status) \(refused.text)")
+        #expect(refused.errorCode == "too_many_probes")
+        #expect(Int(refused.headers["retry-after"] ?? "") ?? 0 >= 1)
+
+        // One probe crashes when it resumes: that request alone fails, as a job's would.
+        kill(try #require(stopped.first), SIGSEGV)
+        for child in stopped { kill(child, SIGCONT) }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(answers.withLock { $0 }.sorted() == ["200 -", "200 -", "200 -", "422 worker_crashed"])
+        #expect(try Curl.run(server.url("/probe"), ["-T", input]).status == 200, "the slots were given back")
     }
 
     // MARK: Helpers

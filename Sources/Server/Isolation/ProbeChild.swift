@@ -10,7 +10,8 @@ import Synchronization
 /// `timeout`, less when the jobs' timeout ceiling is lower. It ends as a job's worker would: `out_of_memory`,
 /// `timeout` or `worker_crashed` when the limits stop it, the engine's error otherwise.
 ///
-/// Blocks until the child is gone: call it on the thread pool, never on an event loop.
+/// Blocks until the child is gone: call it on a thread of its own (`DedicatedThread`), never on an event
+/// loop or the shared blocking pool, which uploads and the store need meanwhile.
 enum ProbeChild {
     /// The longest a probe may take: it reads headers and a few frames, and a client waits for it.
     static let timeout: TimeInterval = 30

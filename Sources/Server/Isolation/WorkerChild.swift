@@ -85,7 +85,9 @@ final class WorkerChild: @unchecked Sendable {
         try process.run()
         try? stdout.fileHandleForWriting.close()
         try? stderr.fileHandleForWriting.close()
-        DispatchQueue.global().async { [self] in
+        // A thread of its own rather than one of Dispatch's: it blocks for the child's whole life, and the
+        // children at once are bounded by --workers and --max-probes.
+        let drain = Thread { [self] in
             Self.readToEnd(stderr.fileHandleForReading) { chunk in
                 tail.withLock { kept in
                     kept.append(chunk)
@@ -94,6 +96,8 @@ final class WorkerChild: @unchecked Sendable {
             }
             stderrDone.signal()
         }
+        drain.name = "worker-stderr"
+        drain.start()
     }
 
     func kill() { _ = Foundation.kill(pid, SIGKILL) }
