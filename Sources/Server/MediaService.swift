@@ -12,6 +12,7 @@ final class MediaService: Responder {
     let configuration: ServerConfiguration
     let uploads: UploadReceiver
     let encodedJobs = EncodedJobCache()
+    let probeSlots: ProbeSlots
     private let router = ServiceRoute.router
 
     init(jobs: JobService, store: JobStore, threadPool: NIOThreadPool, configuration: ServerConfiguration) {
@@ -19,6 +20,7 @@ final class MediaService: Responder {
         self.store = store
         self.threadPool = threadPool
         self.configuration = configuration
+        probeSlots = ProbeSlots(limit: configuration.maxProbes)
         uploads = UploadReceiver(store: store, threadPool: threadPool, maxUpload: configuration.maxUpload)
     }
 

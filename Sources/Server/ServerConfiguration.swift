@@ -11,6 +11,10 @@ public struct ServerConfiguration: Sendable {
     public var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Queued (not yet running) jobs accepted before new ones get 429.
     public var maxQueued = 64
+    /// `/probe` requests under way at once before new ones get 429. Each holds a child process of up to
+    /// `isolation.jobMemory` and a thread; a probe takes well under a second, so four serve dozens a second
+    /// while bounding the worst case at four times the job memory, whatever the core count.
+    public var maxProbes = 4
     /// Largest request body, in bytes.
     public var maxUpload: Int64 = 4 << 30
     /// Free bytes uploads and job outputs leave on the data directory's disk (507 and

@@ -14,7 +14,8 @@ struct Mediad: AsyncParsableCommand {
             conflicting_options, empty_selection, io_error, cancelled, internal_error).
             """,
         subcommands: [
-            ServeCommand.self, WorkerCommand.self, ProbeCommand.self, RemuxCommand.self, DemuxCommand.self,
+            ServeCommand.self, WorkerCommand.self, ProbeWorkerCommand.self, ProbeCommand.self, RemuxCommand.self,
+            DemuxCommand.self,
             MuxCommand.self,
             EncodeCommand.self,
             DecodeCommand.self, SubmitCommand.self,

@@ -80,7 +80,8 @@ public struct DemuxJob: Sendable {
         try AtomicFile.write(try MediaJSON.encode(info), to: infoPath)
         outputs.append(infoPath)
         context.reportProgress(1)
-        return DemuxResult(outputs: outputs, warnings: warnings, info: info)
+        // info.json, an output, keeps every tag whole; the result goes into the job's record and is capped.
+        return DemuxResult(outputs: outputs, warnings: warnings, info: info.reported())
     }
 
     private func createDirectory() throws {

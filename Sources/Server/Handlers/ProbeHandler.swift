@@ -3,14 +3,22 @@ import MediaCore
 import MediaJobs
 
 extension MediaService {
-    /// `POST /probe`: receives the file, probes it in a child process (or, with `--isolation none`, on the
-    /// thread pool), answers with `MediaInfo`, and removes the upload.
+    /// `POST /probe`: takes one of the `--max-probes` slots (429 `too_many_probes` when none is free, before
+    /// the body is read), receives the file, probes it in a child process (or, with `--isolation none`, in
+    /// this one), answers with `MediaInfo` capped for reporting, and removes the upload.
     func probe(_ request: Request) async throws -> Response {
         if let length = request.contentLength, length > configuration.maxUpload {
             throw ServiceError(
                 .payloadTooLarge, "payload_too_large",
                 "the body is over the \(configuration.maxUpload)-byte upload limit")
         }
+        guard probeSlots.take() else {
+            throw ServiceError(
+                .tooManyRequests, "too_many_probes",
+                "\(probeSlots.limit) probes are under way, the most this server runs at once; retry shortly",
+                headers: [("Retry-After", String(Self.probeRetryAfterSeconds))])
+        }
+        defer { probeSlots.give() }
         try await checkDiskSpace(request)
         let file: String
         if let boundary = try MultipartBoundary(request.head.headers)?.boundary {
@@ -41,13 +49,18 @@ extension MediaService {
         }
     }
 
-    /// The probe of a received file: in a child process, or with `--isolation none` on the thread pool.
+    /// How long a client refused for want of a probe slot is asked to wait: probes take well under a second.
+    static let probeRetryAfterSeconds = 1
+
+    /// The probe of a received file, capped for reporting: in a child process, or with `--isolation none`
+    /// in this one. Either way on a thread of its own, bounded by the probe slots, so that a slow probe
+    /// never holds a thread of the blocking pool that uploads and the store share.
     private func describe(_ file: String) async throws -> MediaInfo {
         if configuration.isolation.mode == .process {
-            let json = try await threadPool.runIfActive { try ProbeChild.probe(file) }
-            return try MediaJSON.decode(MediaInfo.self, from: json)
+            let settings = configuration.isolation
+            return try await DedicatedThread.run(name: "probe") { try ProbeChild.probe(file, settings: settings) }
         }
-        return try await threadPool.runIfActive { try ProbeJob(input: file).run() }
+        return try await DedicatedThread.run(name: "probe") { try ProbeJob(input: file).run().reported() }
     }
 }
 

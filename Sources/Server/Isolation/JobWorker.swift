@@ -49,7 +49,7 @@ public enum JobWorker {
     /// Closes the server's sockets (client connections, the listener) that the spawn let through, so a
     /// connection the server closes is closed for its client at once, not when this worker exits. A
     /// worker has no sockets of its own.
-    private static func closeInheritedSockets() {
+    static func closeInheritedSockets() {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         for fd in names.compactMap(Int32.init) {
             var info = stat()

@@ -8,4 +8,7 @@ extension MediaError.Code {
     public static let outOfMemory = MediaError.Code(rawValue: "out_of_memory")
     /// The worker died of a signal nobody in mediad sent; the message names the signal.
     public static let workerCrashed = MediaError.Code(rawValue: "worker_crashed")
+    /// A worker's report (a message line on its stdout) was over the size the server reads; the answer
+    /// it carried was dropped.
+    public static let resultTooLarge = MediaError.Code(rawValue: "result_too_large")
 }

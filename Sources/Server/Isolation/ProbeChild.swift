@@ -1,66 +1,62 @@
 import Foundation
+import JobStore
 import MediaCore
 import Synchronization
 
-/// Probes an uploaded file in a child process (`mediad probe --json`, the same binary), so that a
-/// hostile file that crashes or hangs libav costs that request only, never the server.
+/// Probes an uploaded file in a `mediad probe-worker` child, so that a hostile file that crashes, hangs
+/// or blows up libav costs that request only, never the server.
 ///
-/// Runs blocking: call it on the thread pool. The child is killed after `timeout` seconds.
+/// The child runs under the jobs' limits (`--job-memory`, CPU time, open files) and a wall clock: at most
+/// `timeout`, less when the jobs' timeout ceiling is lower. It ends as a job's worker would: `out_of_memory`,
+/// `timeout` or `worker_crashed` when the limits stop it, the engine's error otherwise.
+///
+/// Blocks until the child is gone: call it on a thread of its own (`DedicatedThread`), never on an event
+/// loop or the shared blocking pool, which uploads and the store need meanwhile.
 enum ProbeChild {
+    /// The longest a probe may take: it reads headers and a few frames, and a client waits for it.
     static let timeout: TimeInterval = 30
 
-    /// The probe's JSON (`MediaInfo`, snake_case) or the engine's error.
-    static func probe(_ path: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: WorkerChild.executable)
-        process.arguments = ["probe", "--json", "--", path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = ServerTether.childEnvironment(environment)
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        try? stdout.fileHandleForWriting.close()
-        try? stderr.fileHandleForWriting.close()
+    /// The file's description, capped for reporting (`MediaInfo.reported`), or why it has none.
+    static func probe(_ path: String, settings: IsolationSettings) throws -> MediaInfo {
+        var file = stat()
+        let timeout = min(Self.timeout, settings.timeout(inputBytes: stat(path, &file) == 0 ? Int64(file.st_size) : 0))
+        // A probe writes no file, so it may write none.
+        let limits = WorkerLimits(
+            memory: settings.jobMemory, maxOutput: 0, cpuSeconds: settings.cpuSeconds(timeout: timeout))
+        let child = WorkerChild(probing: path, limits: limits)
+        do {
+            try child.start()
+        } catch {
+            throw MediaError(.internalError, "cannot start a probe process: \(error)")
+        }
+        let timedOut = Atomic(false)
         let watchdog = DispatchSource.makeTimerSource(queue: .global())
         watchdog.schedule(deadline: .now() + timeout)
-        watchdog.setEventHandler { [pid = process.processIdentifier] in _ = kill(pid, SIGKILL) }
+        watchdog.setEventHandler {
+            timedOut.store(true, ordering: .relaxed)
+            child.kill()
+        }
         watchdog.resume()
-        // stderr is drained on its own thread so a chatty child never blocks on a full pipe.
-        let errors = Mutex(Data())
-        let errorsRead = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            let text = WorkerChild.readAll(stderr.fileHandleForReading)
-            errors.withLock { $0 = text }
-            errorsRead.signal()
+        var final: WorkerMessage?
+        let complete = child.readMessages { message in
+            if message.succeeded != nil || message.failed != nil { final = message }
         }
-        let output = WorkerChild.readAll(stdout.fileHandleForReading)
-        process.waitUntilExit()
-        errorsRead.wait()
-        let errorText = errors.withLock { $0 }
+        let end = child.wait()
         watchdog.cancel()
-        if process.terminationReason == .uncaughtSignal {
-            let signal = process.terminationStatus
-            if signal == SIGKILL {
-                throw MediaError(.timeout, "probing the file took longer than \(Int(timeout)) s")
-            }
-            throw MediaError(.workerCrashed, "probing the file crashed its process (\(SignalName.of(signal)))")
+        if timedOut.load(ordering: .relaxed) {
+            throw MediaError(.timeout, "probing the file took longer than \(Int(timeout)) s")
         }
-        guard process.terminationStatus == 0 else { throw parseError(String(decoding: errorText, as: UTF8.self)) }
-        return output
-    }
-
-    /// `error: <code>: <message>` as the command line prints it.
-    private static func parseError(_ text: String) -> MediaError {
-        guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("error: ") }) else {
-            return MediaError(.internalError, "the probe process failed: \(text.suffix(500))")
+        guard complete else {
+            throw MediaError(
+                .resultTooLarge,
+                "the probe's report was over the \(WorkerMessageReader.maximumLineBytes)-byte limit and was dropped")
         }
-        let parts = line.dropFirst("error: ".count).split(separator: ":", maxSplits: 1)
-        guard parts.count == 2 else { return MediaError(.internalError, String(line)) }
-        return MediaError(
-            MediaError.Code(rawValue: String(parts[0])), parts[1].trimmingCharacters(in: .whitespaces))
+        if let success = final?.succeeded {
+            return try MediaJSON.decode(MediaInfo.self, from: JSONEncoder().encode(success.result))
+        }
+        if let failure = final?.failed {
+            throw MediaError(MediaError.Code(rawValue: failure.code), failure.message)
+        }
+        throw end.failure(doing: "probing the file", stderr: child.stderrTail(), limits: limits)
     }
 }

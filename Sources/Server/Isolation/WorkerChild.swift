@@ -1,7 +1,9 @@
 import Foundation
+import MediaCore
 import Synchronization
 
-/// One `mediad worker` process: started from this server's own executable with stdout and stderr on pipes.
+/// One child process the server isolates untrusted work in (`mediad worker` for a job, `mediad probe-worker`
+/// for `/probe`): started from this server's own executable with stdout and stderr on pipes.
 ///
 /// Shared between the supervising thread and its watchdog, which may only call `kill()`.
 final class WorkerChild: @unchecked Sendable {
@@ -27,16 +29,28 @@ final class WorkerChild: @unchecked Sendable {
             case .signal(let number): "was killed by \(SignalName.of(number))"
             }
         }
+
+        /// Why a child that ended without a final message failed, `doing` what (e.g. "the job"): SIGXCPU
+        /// (its CPU-time limit) → `timeout`; a signal with the Swift runtime's or C++'s allocation-failure
+        /// text on stderr → `out_of_memory`; any other signal or exit → `worker_crashed`.
+        func failure(doing work: String, stderr: String, limits: WorkerLimits) -> MediaError {
+            switch self {
+            case .signal(SIGXCPU):
+                return MediaError(.timeout, "\(work) used more than its \(limits.cpuSeconds) s of CPU time")
+            case .signal
+            where ["Could not allocate memory", "std::bad_alloc", "out of memory"].contains(where: stderr.contains):
+                return MediaError(
+                    .outOfMemory, "\(work) needed more than its \(limits.memory) bytes of memory (\(self))")
+            case .signal, .exit:
+                return MediaError(.workerCrashed, "the worker process \(self) before finishing \(work)")
+            }
+        }
     }
 
-    init(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
+    /// A child running `arguments` of this server's executable, not started yet.
+    init(arguments: [String]) {
         process.executableURL = URL(fileURLWithPath: Self.executable)
-        // Ids are URL-safe base64 and may start with "-": the id goes after "--" so it is never read as a flag.
-        process.arguments = [
-            "worker", "--data-dir", dataDirectory, "--job-memory", String(limits.memory), "--max-output",
-            String(limits.maxOutput), "--cpu-time", String(limits.cpuSeconds), "--min-free-disk",
-            String(minimumFreeBytes), "--", id,
-        ]
+        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         // A crash should end the worker at once, not after a symbolicated backtrace.
         environment["SWIFT_BACKTRACE"] = "enable=no"
@@ -44,6 +58,20 @@ final class WorkerChild: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = stdout
         process.standardError = stderr
+    }
+
+    /// A `mediad worker` running job `id` of the store in `dataDirectory`.
+    convenience init(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
+        // Ids are URL-safe base64 and may start with "-": the id goes after "--" so it is never read as a flag.
+        self.init(
+            arguments: ["worker", "--data-dir", dataDirectory] + limits.arguments + [
+                "--min-free-disk", String(minimumFreeBytes), "--", id,
+            ])
+    }
+
+    /// A `mediad probe-worker` describing the file at `path`.
+    convenience init(probing path: String, limits: WorkerLimits) {
+        self.init(arguments: ["probe-worker"] + limits.arguments + ["--", path])
     }
 
     /// This server's executable, by absolute path.
@@ -57,7 +85,9 @@ final class WorkerChild: @unchecked Sendable {
         try process.run()
         try? stdout.fileHandleForWriting.close()
         try? stderr.fileHandleForWriting.close()
-        DispatchQueue.global().async { [self] in
+        // A thread of its own rather than one of Dispatch's: it blocks for the child's whole life, and the
+        // children at once are bounded by --workers and --max-probes.
+        let drain = Thread { [self] in
             Self.readToEnd(stderr.fileHandleForReading) { chunk in
                 tail.withLock { kept in
                     kept.append(chunk)
@@ -66,27 +96,18 @@ final class WorkerChild: @unchecked Sendable {
             }
             stderrDone.signal()
         }
+        drain.name = "worker-stderr"
+        drain.start()
     }
 
     func kill() { _ = Foundation.kill(pid, SIGKILL) }
 
-    /// Reads the worker's stdout to its end, passing each message line to `body`.
-    func readMessages(_ body: (WorkerMessage) -> Void) {
-        var pending = Data()
-        Self.readToEnd(stdout.fileHandleForReading) { chunk in
-            pending.append(chunk)
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                if let message = WorkerMessage.parse(pending[pending.startIndex..<newline]) { body(message) }
-                pending.removeSubrange(pending.startIndex...newline)
-            }
-        }
-    }
-
-    /// A pipe's whole content, read to its end with `readToEnd`.
-    static func readAll(_ handle: FileHandle) -> Data {
-        var data = Data()
-        readToEnd(handle) { data.append($0) }
-        return data
+    /// Reads the worker's stdout to its end, passing each message line to `body`. Returns false when a
+    /// line was over `WorkerMessageReader.maximumLineBytes`: it was dropped, and the worker's answer with it.
+    func readMessages(_ body: (WorkerMessage) -> Void) -> Bool {
+        var reader = WorkerMessageReader()
+        Self.readToEnd(stdout.fileHandleForReading) { reader.consume($0, body) }
+        return !reader.refusedLine
     }
 
     /// Reads a pipe until its end. `read(2)` is retried when a signal interrupts it: the server gets a

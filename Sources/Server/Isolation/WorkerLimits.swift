@@ -22,6 +22,11 @@ public struct WorkerLimits: Sendable, Equatable {
         self.openFiles = openFiles
     }
 
+    /// The limits as the flags of `mediad worker` and `mediad probe-worker` (open files is their default).
+    var arguments: [String] {
+        ["--job-memory", String(memory), "--max-output", String(maxOutput), "--cpu-time", String(cpuSeconds)]
+    }
+
     /// Sets the limits on this process (soft and hard, so the job cannot raise them again). A write past
     /// `maxOutput` then fails with EFBIG (an `io_error`) instead of killing the process with SIGXFSZ.
     func apply() throws {

@@ -57,7 +57,7 @@ struct WorkerSupervisor {
         }
         watchdog.resume()
         var final: WorkerMessage?
-        child.readMessages { message in
+        let complete = child.readMessages { message in
             if let progress = message.progress { run.progress = progress }
             if message.succeeded != nil || message.failed != nil { final = message }
         }
@@ -68,20 +68,20 @@ struct WorkerSupervisor {
         let stderr = child.stderrTail()
         if !stderr.isEmpty { reopened.write("worker stderr (last lines):\n\(stderr)") }
         let outcome = Self.outcome(
-            final, end: end, killed: Kill(rawValue: killed.load(ordering: .relaxed)) ?? .none, stop: run.stopReason,
-            timeout: timeout, stderr: stderr, limits: limits)
+            final, end: end, killed: Kill(rawValue: killed.load(ordering: .relaxed)) ?? .none,
+            stop: run.stopReason, timeout: timeout, stderr: stderr, limits: limits, complete: complete)
         reopened.write("worker \(child.pid) \(end)")
         if case .failure = outcome { Self.removePartialOutputs(store.outputDirectory(id: record.id)) }
         return outcome
     }
 
     /// The job's outcome from the worker's final message and how it ended, by these rules, first match:
-    /// killed by us → `cancelled` (or the stop that requeues it) or `timeout`; a final message → what it
-    /// says; SIGXCPU (its CPU-time limit) → `timeout`; a signal with the Swift runtime's or C++'s
-    /// allocation-failure text on stderr → `out_of_memory`; any other signal or exit → `worker_crashed`.
+    /// killed by us → `cancelled` (or the stop that requeues it) or `timeout`; a message line over the
+    /// limit → `result_too_large`; a final message → what it says; otherwise how the worker ended
+    /// (`WorkerChild.End.failure`).
     private static func outcome(
         _ final: WorkerMessage?, end: WorkerChild.End, killed: Kill, stop: RunningJob.StopReason,
-        timeout: TimeInterval, stderr: String, limits: WorkerLimits
+        timeout: TimeInterval, stderr: String, limits: WorkerLimits, complete: Bool
     ) -> Result<JobExecutor.Outcome, Error> {
         switch killed {
         case .stopped:
@@ -91,23 +91,20 @@ struct WorkerSupervisor {
             return .failure(MediaError(.timeout, "the job ran longer than its limit of \(Int(timeout)) s"))
         case .none: break
         }
+        guard complete else {
+            return .failure(
+                MediaError(
+                    .resultTooLarge,
+                    "the worker's report was over the \(WorkerMessageReader.maximumLineBytes)-byte limit and was dropped"
+                ))
+        }
         if let success = final?.succeeded {
             return .success(JobExecutor.Outcome(warnings: success.warnings, result: success.result))
         }
         if let failure = final?.failed {
             return .failure(MediaError(MediaError.Code(rawValue: failure.code), failure.message))
         }
-        switch end {
-        case .signal(SIGXCPU):
-            return .failure(MediaError(.timeout, "the job used more than its \(limits.cpuSeconds) s of CPU time"))
-        case .signal
-        where ["Could not allocate memory", "std::bad_alloc", "out of memory"].contains(where: stderr.contains):
-            return .failure(
-                MediaError(
-                    .outOfMemory, "the job needed more than its \(limits.memory) bytes of memory (\(end))"))
-        case .signal, .exit:
-            return .failure(MediaError(.workerCrashed, "the worker process \(end) before finishing the job"))
-        }
+        return .failure(end.failure(doing: "the job", stderr: stderr, limits: limits))
     }
 
     /// Deletes the temporary files a killed worker could not (`.<name>.partial-…`), so no partial output

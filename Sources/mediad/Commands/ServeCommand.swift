@@ -9,9 +9,9 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the HTTP job service.",
         discussion: """
             Every option can also be set through the environment: MEDIAD_HOST, MEDIAD_PORT, MEDIAD_DATA_DIR, \
-            MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_SHUTDOWN_GRACE, \
-            MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_MIN_UPLOAD_RATE, MEDIAD_SEND_TIMEOUT, \
-            MEDIAD_MAX_CONNECTIONS, MEDIAD_AUTH_TOKENS, \
+            MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_PROBES, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, \
+            MEDIAD_SHUTDOWN_GRACE, MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_MIN_UPLOAD_RATE, \
+            MEDIAD_SEND_TIMEOUT, MEDIAD_MAX_CONNECTIONS, MEDIAD_AUTH_TOKENS, \
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
             MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
             MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT, MEDIAD_WEBHOOK_SECRET, \
@@ -21,10 +21,12 @@ struct ServeCommand: AsyncParsableCommand {
             file size (--max-output), CPU time and open files, and killed when it runs past its timeout: the \
             floor plus the input's size read as 128 kbit/s audio, at most the ceiling. A worker that crashes, \
             hangs or runs out of memory fails its job (worker_crashed, timeout, out_of_memory) and nothing \
-            else. --isolation none runs jobs in the server process instead, for trusted input. Uploads get 507 and \
-            running jobs fail with insufficient_storage before the data directory's disk has less than \
-            --min-free-disk free. SIGTERM or SIGINT stops accepting connections, \
-            lets running jobs finish for the grace period, puts the rest back in the queue and exits 0.
+            else. POST /probe runs its own child under the same limits (and at most 30s), for at most \
+            --max-probes requests at once; more get 429 too_many_probes. --isolation none runs jobs and \
+            probes in the server process instead, for trusted input. Uploads get 507 and running jobs fail \
+            with insufficient_storage before the data directory's disk has less than --min-free-disk free. \
+            SIGTERM or SIGINT stops accepting connections, lets running jobs finish for the grace period, \
+            puts the rest back in the queue and exits 0.
 
             Logs go to stderr, one line per request and per job state change, as text or as JSON objects \
             (--log-format json). GET /metrics serves Prometheus metrics.
@@ -50,6 +52,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Jobs that may wait in the queue before new ones get 429 (default 64).")
     var maxQueued: Int?
+
+    @Option(help: "Probes (POST /probe) that may run at once before more get 429 (default 4).")
+    var maxProbes: Int?
 
     @Option(help: "Largest request body: bytes, or with K, M, G (default 4G).")
     var maxUpload: String?
@@ -162,6 +167,11 @@ struct ServeCommand: AsyncParsableCommand {
             try Self.integer($0, "max-queued", 0...100_000)
         }) {
             configuration.maxQueued = queued
+        }
+        if let probes = try value(maxProbes.map(String.init), "MAX_PROBES").map({
+            try Self.integer($0, "max-probes", 1...256)
+        }) {
+            configuration.maxProbes = probes
         }
         if let size = try value(maxUpload, "MAX_UPLOAD").map({ try Self.bytes($0, "max-upload") }) {
             configuration.maxUpload = size

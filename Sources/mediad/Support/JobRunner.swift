@@ -12,7 +12,7 @@ enum JobRunner {
     /// Runs `body` with a context wired to the progress bar and to Ctrl-C, and turns failures into
     /// `error: <code>: <message>` with exit status 1.
     static func run<Result>(showProgress: Bool = true, _ body: (JobContext) throws -> Result) throws -> Result {
-        // `mediad probe` runs as a child of the server for POST /probe: it must not outlive the server.
+        // A command a server starts must not outlive it; one a user types is not tethered.
         ServerTether.holdIfStartedByServer()
         installInterruptHandlers()
         LibavLog.configure(level: verboseLibav ? 32 : 16) { _, line in

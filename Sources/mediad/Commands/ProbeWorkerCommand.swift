@@ -1,0 +1,30 @@
+import ArgumentParser
+import Server
+
+/// `mediad probe-worker`: describes one uploaded file under resource limits, for `mediad serve`'s `/probe`.
+struct ProbeWorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe-worker",
+        abstract: "Probe one file under resource limits (started by serve for POST /probe).",
+        discussion: """
+            mediad serve starts one probe worker per /probe request. It sets the jobs' limits before it opens \
+            the file and reports the description, with long tags cut and at most 64 of them, or the error as \
+            one JSON line on stdout. Use mediad probe to look at a file yourself.
+            """)
+
+    @Argument(help: "The file to probe.")
+    var file: String
+
+    @Option(help: "Address space the probe may map, in bytes.")
+    var jobMemory: Int64
+
+    @Option(help: "Largest file the probe may write, in bytes.")
+    var maxOutput: Int64
+
+    @Option(help: "CPU time the probe may use, in seconds.")
+    var cpuTime: Int
+
+    func run() throws {
+        ProbeWorker.run(path: file, limits: WorkerLimits(memory: jobMemory, maxOutput: maxOutput, cpuSeconds: cpuTime))
+    }
+}

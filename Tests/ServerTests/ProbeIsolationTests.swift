@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// `/probe` runs its child under the jobs' limits, waits for it without a thread of the shared pool, and
+/// turns away probes beyond `--max-probes` at once.
+@Suite(.serialized) struct ProbeIsolationTests {
+    /// An MP4 whose sample table claims 30 million one-byte samples in one chunk: libav builds an index
+    /// entry for each, about 1.4 GiB, from a file of a few kilobytes. Under `--job-memory 512M` the probe
+    /// child cannot map that; it ends with a clear answer while the server's memory stays flat.
+    @Test func probeChildStaysWithinTheJobMemoryLimit() throws {
+        let scratch = try Scratch("probe-memory")
+        let bomb = try Self.sampleTableBomb(scratch, samples: 30_000_000)
+        let server = try ServerProcess(["--job-memory", "512M"])
+        _ = try Curl.run(server.url("/probe"), ["-T", try Fixtures.h264AacMP4()])
+        let serverBefore = server.memoryKiB()
+        let peak = Mutex(0)
+        let done = Atomic(false)
+        let watcher = Thread {
+            while !done.load(ordering: .relaxed) {
+                for child in Self.children(of: server.pid) {
+                    let used = Self.statusKiB(child, "VmHWM")
+                    peak.withLock { $0 = max($0, used) }
+                }
+                usleep(5000)
+            }
+        }
+        watcher.start()
+        let probe = try Curl.run(server.url("/probe"), ["-T", bomb, "--max-time", "60"])
+        done.store(true, ordering: .relaxed)
+        let childPeak = peak.withLock { $0 }
+        print(
+            "probe of a 30M-sample table: \(probe.status) \(probe.errorCode ?? "-") in \(probe.seconds) s, child peak \(childPeak / 1024) MiB"
+        )
+        #expect(childPeak > 0, "the probe child was seen")
+        #expect(childPeak < 512 << 10, "the probe child reached \(childPeak / 1024) MiB")
+        #expect(probe.status != 500 && probe.status != 0, "\(probe.status) \(probe.text)")
+        if probe.status != 200 {
+            #expect(["out_of_memory", "invalid_input"].contains(probe.errorCode ?? ""), "\(probe.text)")
+        }
+        #expect(server.memoryKiB() < serverBefore + 64 << 10, "the server grew from \(serverBefore) KiB")
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
+    }
+
+    /// Four probes held in their children (stopped with SIGSTOP) used to hold both threads of a two-core
+    /// server's blocking pool, so a small job submission waited until the probes' 30 s watchdog killed
+    /// them. Now the submission is answered at once, a fifth probe gets 429 with `Retry-After`, and a
+    /// probe child that crashes fails its request with `worker_crashed`.
+    @Test func heldProbesNeitherStallSubmissionsNorExceedTheCap() throws {
+        let server = try ServerProcess(environment: ["MEDIAD_MAX_PROBES": "4"])
+        let input = try Fixtures.h264AacMP4()
+        let answers = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for _ in 0..<4 {
+            group.enter()
+            Thread {
+                let reply = try? Curl.run(server.url("/probe"), ["-T", input, "--max-time", "60"])
+                answers.withLock { $0.append("\(reply?.status ?? 0) \(reply?.errorCode ?? "-")") }
+                group.leave()
+            }.start()
+        }
+        var stopped: Set<Int32> = []
+        let deadline = Date().addingTimeInterval(20)
+        while stopped.count < 4, Date() < deadline {
+            for child in Self.children(of: server.pid) where !stopped.contains(child) {
+                if kill(child, SIGSTOP) == 0 { stopped.insert(child) }
+            }
+            usleep(1000)
+        }
+        defer { for child in stopped { kill(child, SIGCONT) } }
+        #expect(stopped.count == 4, "four probe children were held")
+
+        let submission = try Curl.run(
+            server.url("/jobs/remux?format=mkv"), ["-T", input, "--max-time", "60"])
+        print("job submission beside four held probes: \(submission.status) in \(submission.seconds) s")
+        #expect(submission.status == 202, "\(submission.text)")
+        #expect(submission.seconds < 3, "the submission took \(submission.seconds) s")
+
+        let refused = try Curl.run(server.url("/probe"), ["-T", input, "--max-time", "10"])
+        #expect(refused.status == 429, "\(refused.status) \(refused.text)")
+        #expect(refused.errorCode == "too_many_probes")
+        #expect(Int(refused.headers["retry-after"] ?? "") ?? 0 >= 1)
+
+        // One probe crashes when it resumes: that request alone fails, as a job's would.
+        kill(try #require(stopped.first), SIGSEGV)
+        for child in stopped { kill(child, SIGCONT) }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(answers.withLock { $0 }.sorted() == ["200 -", "200 -", "200 -", "422 worker_crashed"])
+        #expect(try Curl.run(server.url("/probe"), ["-T", input]).status == 200, "the slots were given back")
+    }
+
+    // MARK: Helpers
+
+    /// The live children of `pid`, from the `children` list of each of its threads.
+    static func children(of pid: Int32) -> [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { Int32($0) }
+        }
+    }
+
+    /// A `/proc/<pid>/status` field in KiB (0 once the process is gone).
+    static func statusKiB(_ pid: Int32, _ field: String) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// A one-second 64×48 H.264 MP4 whose `stsz` says `samples` samples of one byte each and whose `stsc`
+    /// puts all of them in the first chunk.
+    static func sampleTableBomb(_ scratch: Scratch, samples: UInt32) throws -> String {
+        let small = scratch.file("small.mp4")
+        try Command.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=1", "-c:v", "libx264",
+                "-preset", "ultrafast", small,
+            ])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: small)))
+        func find(_ type: String) throws -> Int {
+            try #require(bytes.indices.first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == Array(type.utf8) })
+        }
+        func put(_ values: [UInt32], at offset: Int) {
+            let encoded = values.flatMap { value in withUnsafeBytes(of: value.bigEndian, Array.init) }
+            bytes.replaceSubrange(offset..<(offset + encoded.count), with: encoded)
+        }
+        // stsz, past its type, version and flags: the constant sample size, the sample count.
+        put([1, samples], at: try find("stsz") + 8)
+        // stsc, past its type, version and flags: one entry (first chunk 1, `samples` per chunk, description 1).
+        put([1, 1, samples, 1], at: try find("stsc") + 8)
+        return try scratch.write("bomb.mp4", bytes)
+    }
+}
