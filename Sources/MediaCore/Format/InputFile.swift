@@ -31,6 +31,7 @@ public final class InputFile {
         self.size = InputFile.fileSize(path)
         switch container {
         case .mp4: try ISOBoxValidator.validate(path: path, maxTracks: Int(policy.maxStreams))
+        case .wav: try WAVHeaderValidator.validate(path: path)
         default: break
         }
 
