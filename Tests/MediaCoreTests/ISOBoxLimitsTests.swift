@@ -103,6 +103,13 @@ import Testing
                 == true, "\(String(describing: error))")
     }
 
+    /// A compressed movie header (QuickTime's `cmov`) would hide its tables from the checks: refused.
+    @Test func compressedMovieHeaderIsRefused() throws {
+        let error = try Self.validationError(B.movie(B.box("cmov", B.box("dcom", Array("zlib".utf8)))))
+        #expect(error?.code == .unsupportedFormat)
+        #expect(error?.message.contains("'cmov'") == true, "\(String(describing: error))")
+    }
+
     /// A well-formed table passes: the checks count what is there, not what is plausible.
     @Test func consistentTablesPass() throws {
         let tables = B.sampleToChunk(samplesPerChunk: 2) + B.constantSampleSizes(100, count: 2) + B.chunkOffsets([0])

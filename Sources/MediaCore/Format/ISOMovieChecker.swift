@@ -2,7 +2,8 @@
 ///
 /// Refuses what libav would accept and then turn into a wrong answer or a huge allocation: a movie
 /// without a header or with a zero timescale, more tracks than the input policy allows, tables whose
-/// entry counts do not fit in their boxes, and samples that lie past the end of the file.
+/// entry counts do not fit in their boxes, samples that lie past the end of the file, and a compressed
+/// movie header (`cmov`), whose content only libav would see.
 struct ISOMovieChecker {
     /// The whole `moov` box, header included, with the file offset of its first byte.
     let walker: ISOBoxWalker
@@ -43,6 +44,10 @@ struct ISOMovieChecker {
             case "mvhd", "mdhd":
                 if box.type == "mvhd", box.depth == 2 { sawMovieHeader = true }
                 try checkTimescale(box)
+            case "cmov":
+                // libav would inflate it and read tables that this check never saw.
+                throw MediaError(
+                    .unsupportedFormat, "the movie header is compressed ('cmov'), which mediad does not read")
             case "trex":
                 if box.content.count >= 20 {
                     let trackID = walker.uint32(at: box.content.lowerBound + 4)
