@@ -62,9 +62,9 @@ public struct H264PictureOrder: PictureOrderParser {
         guard let sps = activeSPS else { throw MediaError(.internalError, "slice parsed without an SPS") }
         let (top, bottom) =
             switch sps.pocType {
-            case 0: countsType0(slice, sps)
-            case 1: countsType1(slice, sps)
-            default: countsType2(slice, sps)
+            case 0: try countsType0(slice, sps)
+            case 1: try countsType1(slice, sps)
+            default: try countsType2(slice, sps)
             }
         var count = slice.fieldPic ? (slice.bottomField ? bottom : top) : min(top, bottom)
         if slice.hasMMCO5 {
@@ -78,7 +78,7 @@ public struct H264PictureOrder: PictureOrderParser {
     }
 
     /// 8.2.1.1: counts from pic_order_cnt_lsb and the most significant part carried between reference pictures.
-    private mutating func countsType0(_ slice: H264SliceHeader, _ sps: H264SPS) -> (Int, Int) {
+    private mutating func countsType0(_ slice: H264SliceHeader, _ sps: H264SPS) throws -> (Int, Int) {
         var prevMsb = prevRefMsb
         var prevLsb = prevRefLsb
         if slice.isIDR {
@@ -94,8 +94,8 @@ public struct H264PictureOrder: PictureOrderParser {
         } else if lsb > prevLsb && lsb - prevLsb > maxLsb / 2 {
             msb = prevMsb - maxLsb
         }
-        let top = msb + lsb
-        let bottom = slice.fieldPic ? msb + lsb : top + slice.deltaPOCBottom
+        let top = try Self.inRange(msb + lsb, "TopFieldOrderCnt")
+        let bottom = try Self.inRange(slice.fieldPic ? msb + lsb : top + slice.deltaPOCBottom, "BottomFieldOrderCnt")
         if slice.nalRefIDC != 0 {
             (prevRefMsb, prevRefLsb) = (msb, lsb)
             prevRefHadMMCO5 = slice.hasMMCO5
@@ -105,8 +105,8 @@ public struct H264PictureOrder: PictureOrderParser {
     }
 
     /// 8.2.1.2: counts from frame_num and the expected increments of the SPS cycle.
-    private mutating func countsType1(_ slice: H264SliceHeader, _ sps: H264SPS) -> (Int, Int) {
-        let offset = frameNumOffset(slice, sps)
+    private mutating func countsType1(_ slice: H264SliceHeader, _ sps: H264SPS) throws -> (Int, Int) {
+        let offset = try frameNumOffset(slice, sps)
         let cycleLength = sps.offsetsForRefFrame.count
         var absFrameNum = cycleLength != 0 ? offset + slice.frameNum : 0
         if slice.nalRefIDC == 0 && absFrameNum > 0 { absFrameNum -= 1 }
@@ -114,7 +114,15 @@ public struct H264PictureOrder: PictureOrderParser {
         if absFrameNum > 0 {
             let cycles = (absFrameNum - 1) / cycleLength
             let inCycle = (absFrameNum - 1) % cycleLength
-            expected = cycles * sps.offsetsForRefFrame.reduce(0, +) + sps.offsetsForRefFrame[0...inCycle].reduce(0, +)
+            // A stream can make this product exceed Int64 long before the Int32 check below could see it.
+            let (cycleCounts, overflow) = cycles.multipliedReportingOverflow(by: sps.offsetsForRefFrame.reduce(0, +))
+            guard !overflow else {
+                throw MediaError(
+                    .invalidInput,
+                    "an H.264 picture order count is out of range (\(cycles) cycles of the SPS's expected deltas)")
+            }
+            expected = try Self.inRange(
+                cycleCounts + sps.offsetsForRefFrame[0...inCycle].reduce(0, +), "expectedPicOrderCnt")
         }
         if slice.nalRefIDC == 0 { expected += sps.offsetForNonRefPic }
         let top: Int
@@ -129,12 +137,12 @@ public struct H264PictureOrder: PictureOrderParser {
             (top, bottom) = (count, count)
         }
         rememberFrameNum(slice, offset)
-        return (top, bottom)
+        return (try Self.inRange(top, "TopFieldOrderCnt"), try Self.inRange(bottom, "BottomFieldOrderCnt"))
     }
 
     /// 8.2.1.3: counts equal to twice the frame number, for streams without reordering.
-    private mutating func countsType2(_ slice: H264SliceHeader, _ sps: H264SPS) -> (Int, Int) {
-        let offset = frameNumOffset(slice, sps)
+    private mutating func countsType2(_ slice: H264SliceHeader, _ sps: H264SPS) throws -> (Int, Int) {
+        let offset = try frameNumOffset(slice, sps)
         let count: Int
         if slice.isIDR {
             count = 0
@@ -145,10 +153,20 @@ public struct H264PictureOrder: PictureOrderParser {
         return (count, count)
     }
 
-    private func frameNumOffset(_ slice: H264SliceHeader, _ sps: H264SPS) -> Int {
+    private func frameNumOffset(_ slice: H264SliceHeader, _ sps: H264SPS) throws -> Int {
         if slice.isIDR { return 0 }
         let prevOffset = prevHadMMCO5 ? 0 : prevFrameNumOffset
-        return prevFrameNum > slice.frameNum ? prevOffset + sps.maxFrameNum : prevOffset
+        return try Self.inRange(
+            prevFrameNum > slice.frameNum ? prevOffset + sps.maxFrameNum : prevOffset, "FrameNumOffset")
+    }
+
+    /// `value` when it is in the 32-bit range that 8.2.1 requires of every count the process uses; a
+    /// stream outside it is invalid, and unchecked its counts would soon overflow Int64 and trap.
+    private static func inRange(_ value: Int, _ name: String) throws -> Int {
+        guard (Int(Int32.min)...Int(Int32.max)).contains(value) else {
+            throw MediaError(.invalidInput, "an H.264 picture order count is out of range (\(name) = \(value))")
+        }
+        return value
     }
 
     private mutating func rememberFrameNum(_ slice: H264SliceHeader, _ offset: Int) {

@@ -29,7 +29,11 @@ public final class InputFile {
         self.path = path
         self.container = container
         self.size = InputFile.fileSize(path)
-        if container == .mp4 { try ISOBoxValidator.validate(path: path) }
+        switch container {
+        case .mp4: try ISOBoxValidator.validate(path: path, maxTracks: Int(policy.maxStreams))
+        case .wav: try WAVHeaderValidator.validate(path: path)
+        default: break
+        }
 
         var io: UnsafeMutablePointer<AVIOContext>? = nil
         let ioOptions = LibavDictionary(["protocol_whitelist": "file"])

@@ -26,9 +26,9 @@ struct PacketWriter {
 
     mutating func write(_ packet: Packet, route: RemuxPlan.Route) throws {
         if let previous = undated.removeValue(forKey: route.inputIndex) {
-            if let start = previous.dts, let next = packet.dts, next > start {
-                previous.duration = next - start
-                lastStep[route.inputIndex] = next - start
+            if let start = previous.dts, let next = packet.dts, let step = Self.distance(from: start, to: next) {
+                previous.duration = step
+                lastStep[route.inputIndex] = step
             }
             try process(previous, route: route)
         }
@@ -43,8 +43,10 @@ struct PacketWriter {
     mutating func flushHeldPackets(routes: [Int: RemuxPlan.Route], trimmedAtEnd: Bool) throws {
         for (index, packet) in undated.sorted(by: { $0.key < $1.key }) {
             let route = routes[index]!
-            if !trimmedAtEnd, let end = route.inputEnd, let pts = packet.pts, end > pts {
-                packet.duration = end - pts
+            if !trimmedAtEnd, let end = route.inputEnd, let pts = packet.pts,
+                let rest = Self.distance(from: pts, to: end)
+            {
+                packet.duration = rest
             } else {
                 packet.duration = lastStep[index] ?? 0
             }
@@ -58,8 +60,8 @@ struct PacketWriter {
         packetCounts[route.inputIndex, default: 0] += 1
         let shift = window.shift(for: route.inputTimeBase)
         if shift != 0 {
-            packet.pts = packet.pts.map { $0 - shift }
-            packet.dts = packet.dts.map { $0 - shift }
+            packet.pts = try packet.pts.map { try Self.shifted($0, by: shift) }
+            packet.dts = try packet.dts.map { try Self.shifted($0, by: shift) }
         }
         if route.splitsAMRFrames {
             try writeAMRFrames(of: packet, route: route)
@@ -109,6 +111,20 @@ struct PacketWriter {
         packet.streamIndex = route.outputIndex
         packet.pointer.pointee.pos = -1
         try output.write(packet)
+    }
+
+    /// `later - earlier` when it is positive and representable; timestamps of a hostile file can be far apart.
+    private static func distance(from earlier: Int64, to later: Int64) -> Int64? {
+        let (difference, overflow) = later.subtractingReportingOverflow(earlier)
+        return overflow || difference <= 0 ? nil : difference
+    }
+
+    private static func shifted(_ time: Int64, by shift: Int64) throws -> Int64 {
+        let (shifted, overflow) = time.subtractingReportingOverflow(shift)
+        guard !overflow else {
+            throw MediaError(.invalidInput, "a timestamp of the input (\(time)) is out of range once trimmed")
+        }
+        return shifted
     }
 
     private mutating func notePriming(_ packet: Packet, route: RemuxPlan.Route) {

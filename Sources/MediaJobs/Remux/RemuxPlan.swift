@@ -74,7 +74,9 @@ final class RemuxPlan {
         let duration = stream.pointee.duration
         guard duration != mediad_nopts_value(), duration > 0 else { return nil }
         let start = stream.pointee.start_time == mediad_nopts_value() ? 0 : stream.pointee.start_time
-        return start + duration
+        // A hostile file can state a duration near Int64.max; past it, the end is unknown.
+        let (end, overflow) = start.addingReportingOverflow(duration)
+        return overflow ? nil : end
     }
 
     private static func wanted(_ type: AVMediaType, _ options: RemuxJob.Options) -> Bool {

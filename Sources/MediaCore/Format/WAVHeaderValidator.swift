@@ -1,0 +1,74 @@
+import Foundation
+
+/// Checks that a WAV file holds the samples its header declares, before libav reads it.
+///
+/// libav reads a WAV whose `data` chunk claims more bytes than the file has up to the end of the file
+/// and stops there without a word, so a WAV cut in half encoded half its samples and "succeeded". mediad
+/// reports it as `truncated_input` instead. A writer that streams (to a pipe or socket) cannot go back to
+/// fill in the sizes and leaves a sentinel there; such a file is valid and is read to its end.
+///
+/// The format chunk must state at least one channel and a sample rate mediad can work with: libav takes
+/// 0 channels or a 2^31 Hz rate and fails later with a misleading code, or copies them into a new file.
+public enum WAVHeaderValidator {
+    /// `data` sizes meaning "unknown": 0 and 0xFFFFFFFF (libav's own streaming WAV writer), 0x7FFFFFFF
+    /// (ALSA's arecord) and 0x7FFFF000 (SoX).
+    public static let unknownDataSizes: Set<UInt32> = [0, 0xFFFF_FFFF, 0x7FFF_FFFF, 0x7FFF_F000]
+
+    /// Sample rates accepted in a WAV header: up to 768 kHz, the highest rate audio interfaces record.
+    public static let sampleRates = 1...768_000
+    /// Channel counts accepted in a WAV header: libav's decoders refuse more than 512.
+    public static let channelCounts = 1...512
+
+    /// Throws `truncated_input` when the `data` chunk, or a chunk before it, declares more bytes than
+    /// the file holds after its header, and `invalid_input` for a channel count or sample rate out of range.
+    public static func validate(path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw MediaError(.ioError, "cannot open \(path)")
+        }
+        defer { try? handle.close() }
+        let fileSize = Int64(try handle.seekToEnd())
+        var offset: Int64 = 12  // after "RIFF", the RIFF size and "WAVE"
+        while offset + 8 <= fileSize {
+            try handle.seek(toOffset: UInt64(offset))
+            // The chunk header and, for 'fmt ', the fields up to the sample rate.
+            let header = [UInt8](try handle.read(upToCount: 16) ?? Data())
+            guard header.count >= 8 else { return }
+            let chunk = String(
+                decoding: header[0..<4].map { (0x20..<0x7F).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+            let size = littleEndian(header[4..<8])
+            let available = fileSize - offset - 8
+            if chunk == "data" {
+                guard !unknownDataSizes.contains(size), Int64(size) > available else { return }
+                throw MediaError(
+                    .truncatedInput,
+                    "the WAV 'data' chunk declares \(size) bytes, but the file has only \(available) after its header")
+            }
+            if chunk == "fmt ", size >= 16, header.count == 16 {
+                try checkFormat(
+                    channels: Int(littleEndian(header[10..<12])), sampleRate: Int(littleEndian(header[12..<16])))
+            }
+            guard Int64(size) <= available else {
+                throw MediaError(
+                    .truncatedInput,
+                    "the WAV '\(chunk)' chunk at byte \(offset) declares \(size) bytes, but the file has only "
+                        + "\(available) after its header, and no samples")
+            }
+            offset += 8 + Int64(size) + Int64(size % 2)
+        }
+    }
+
+    private static func checkFormat(channels: Int, sampleRate: Int) throws {
+        guard channelCounts.contains(channels) else {
+            throw MediaError(
+                .invalidInput, "the WAV header states \(channels) channels (mediad reads \(channelCounts))")
+        }
+        guard sampleRates.contains(sampleRate) else {
+            throw MediaError(
+                .invalidInput, "the WAV header states a sample rate of \(sampleRate) Hz (mediad reads 1 to 768000)")
+        }
+    }
+
+    private static func littleEndian(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.reversed().reduce(0) { ($0 << 8) | UInt32($1) }
+    }
+}
