@@ -12,7 +12,7 @@ import Testing
     @Test func returnsRedirectsWithoutFollowingThem() async throws {
         let receiver = try WebhookReceiver(statuses: [302])
         defer { receiver.stop() }
-        let response = try await try HTTPClient().send(
+        let response = try await HTTPClient().send(
             .POST, try HTTPURL("\(receiver.url)/hook"), headers: [("Content-Type", "application/json")],
             body: .bytes(Array("{}".utf8)), timeout: .seconds(300))
         #expect(response.status == 302)
@@ -27,7 +27,7 @@ import Testing
         let silent = try WebhookReceiver(statuses: [200], accepting: false)
         defer { silent.stop() }
         do {
-            _ = try await try HTTPClient().send(
+            _ = try await HTTPClient().send(
                 .POST, try HTTPURL(silent.url), body: .bytes(Array("{}".utf8)), timeout: .milliseconds(300))
             Issue.record("a silent peer answered")
         } catch let failure as HTTPClient.Failure {
@@ -39,7 +39,7 @@ import Testing
         let closed = try WebhookReceiver(statuses: [200])
         closed.stop()
         do {
-            _ = try await try HTTPClient().send(.GET, try HTTPURL(closed.url))
+            _ = try await HTTPClient().send(.GET, try HTTPURL(closed.url))
             Issue.record("a closed port answered")
         } catch let failure as HTTPClient.Failure {
             #expect(failure.message.hasPrefix("cannot connect to 127.0.0.1:\(closed.port)"))
