@@ -95,9 +95,10 @@ final class MediaService: Responder {
     /// with another API token is 404 too, unless the caller is an admin).
     func job(_ request: Request) async throws -> JobRecord {
         let id = try request.parameter("id")
-        guard JobStore.isValidID(id), let record = await jobs.record(id), request.maySee(record) else {
-            throw ServiceError.notFound("no job \(id)")
-        }
+        guard JobStore.isValidID(id) else { throw ServiceError.notFound("no job \(id)") }
+        let found: JobRecord?
+        if let snapshot = jobs.snapshot(id) { found = snapshot } else { found = await jobs.record(id) }
+        guard let record = found, request.maySee(record) else { throw ServiceError.notFound("no job \(id)") }
         return record
     }
 }

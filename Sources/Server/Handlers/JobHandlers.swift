@@ -135,6 +135,12 @@ extension MediaService {
         let record: JobRecord?
         if let wait { record = await jobs.wait(for: id, seconds: wait) } else { record = await jobs.record(id) }
         guard let record else { throw ServiceError.notFound("no job \(id)") }
+        return try answer(record, created: created)
+    }
+
+    /// The record as the job's JSON: 202 with `Location` for a job just created and still under way, else 200.
+    func answer(_ record: JobRecord, created: Bool) throws -> Response {
+        let id = record.id
         let body: ByteBuffer
         do {
             body = try encodedJobs.body(for: record)
@@ -151,7 +157,10 @@ extension MediaService {
     /// `GET /jobs/{id}`, with `wait` to long-poll until the job ends.
     func showJob(_ request: Request) async throws -> Response {
         let record = try await job(request)
-        return try await answer(record.id, wait: try request.waitSeconds(), created: false)
+        guard let wait = try request.waitSeconds(), !record.state.isTerminal else {
+            return try answer(record, created: false)
+        }
+        return try await answer(record.id, wait: wait, created: false)
     }
 
     /// `GET /jobs?state=&kind=&limit=&cursor=`.

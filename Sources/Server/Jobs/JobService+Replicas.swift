@@ -75,7 +75,7 @@ extension JobService {
     /// Refreshes the index: drops deleted jobs, adds new ones, and re-reads every unfinished job that does
     /// not run here (finished ones never change).
     func rescan() async {
-        let known = records.mapValues(\.state)
+        let known = records.states
         let owned = Set(running.keys)
         let found = try? await io { [store] () -> (Set<String>, [JobRecord]) in
             let ids = Set(try store.jobIDs())
@@ -152,7 +152,7 @@ extension JobService {
     /// The oldest job that is queued, or running elsewhere, and not known to be held.
     private func nextCandidate() -> String? {
         let now = Date()
-        return records.values.filter {
+        return records.all.filter {
             ($0.state == .queued || $0.state == .running) && running[$0.id] == nil
                 && (claimRetry[$0.id] ?? .distantPast) <= now
         }.min { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }?.id

@@ -29,7 +29,8 @@ actor JobService {
     private let maxQueued: Int
     private let isolation: IsolationSettings
     let replicas: ReplicaSettings?
-    var records: [String: JobRecord] = [:]
+    /// Every job's record, readable without a hop to this actor (`snapshot(_:)`).
+    let records = JobIndex()
     private var queue: [String] = []
     var running: [String: RunningJob] = [:]
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
@@ -84,7 +85,7 @@ actor JobService {
 
     func capacity() -> Capacity {
         guard accepting else { return .shuttingDown }
-        let queued = replicas == nil ? queue.count : records.values.count { $0.state == .queued }
+        let queued = replicas == nil ? queue.count : records.count { $0.state == .queued }
         return queued >= maxQueued ? .full(retryAfter: 5) : .available
     }
 
@@ -106,19 +107,23 @@ actor JobService {
     }
 
     func localRecord(_ id: String) -> JobRecord? {
-        guard var record = records[id] else { return nil }
-        if let run = running[id], record.state == .running { record.progress = run.progress }
-        return record
+        records.current(id)
+    }
+
+    /// The record with its live progress, read without a hop to this actor; nil when only the actor can
+    /// tell (a shared store, where another replica may have changed the record on disk) or the job is unknown.
+    nonisolated func snapshot(_ id: String) -> JobRecord? {
+        replicas == nil ? records.current(id) : nil
     }
 
     func allRecords() async -> [JobRecord] {
         if let replicas, Date().timeIntervalSince(lastRescan) > min(1, replicas.heartbeat) { await rescan() }
-        return records.keys.compactMap(localRecord)
+        return records.allCurrent
     }
 
     /// Jobs waiting to run and jobs running now (in a shared store, the queued jobs of every replica).
     func load() -> (queued: Int, running: Int) {
-        let queued = replicas == nil ? queue.count : records.values.count { $0.state == .queued }
+        let queued = replicas == nil ? queue.count : records.count { $0.state == .queued }
         return (queued, running.count)
     }
 
@@ -204,6 +209,7 @@ actor JobService {
         events.changed(record, from: .queued)
         let run = RunningJob()
         running[record.id] = run
+        records.runStarted(record.id, run)
         let started = record
         // The record says `running` on disk before the run can end and say anything else; a shared store's
         // `runs` file has the start before that, so every attempt a record counts has its line.
@@ -257,6 +263,7 @@ actor JobService {
         // The job counts as running until its end is recorded, so a drain waits for that before exiting.
         defer {
             running[id] = nil
+            records.runEnded(id)
             startNext()
         }
         do {
@@ -264,6 +271,7 @@ actor JobService {
             case (_, .leaseLost):
                 leases[id] = nil
                 running[id] = nil
+                records.runEnded(id)
                 records[id] = await storedRecord(id)
                 wakeAll(id)
             case (.success(let done), _):
@@ -346,7 +354,7 @@ actor JobService {
 
     /// Deletes finished jobs older than `retention` (in shared-store mode, only those no replica holds).
     func sweep(retention: TimeInterval) async {
-        for id in Retention.expired(Array(records.values), olderThan: retention, now: Date()) {
+        for id in Retention.expired(records.all, olderThan: retention, now: Date()) {
             records[id] = nil
             try? await io { [store, replicas] in
                 if replicas != nil, (try? store.currentLease(id: id))?.isLive(at: Date()) == true { return }
