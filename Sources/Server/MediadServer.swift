@@ -1,17 +1,18 @@
-import Dispatch
 import Foundation
 import JobStore
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
-/// Starts the whole service: store, job service, HTTP server, retention sweeps and signal handling.
+/// Starts the whole service: store, job service, HTTP server, webhook deliveries and retention sweeps, as
+/// services of one `ServiceGroup`.
 public enum MediadServer {
-    /// Runs until SIGTERM or SIGINT, then stops accepting connections, lets running jobs finish for the
-    /// grace period, requeues the rest, and exits 0. `listening` receives the bound port.
-    public static func run(_ configuration: ServerConfiguration, listening: @Sendable (Int) -> Void) async throws
-        -> Never
-    {
+    /// Runs until SIGTERM or SIGINT, then shuts down in order — the reverse of the group's list: stop
+    /// accepting connections; stop sweeping and delivering (deliveries resume at the next start); let
+    /// running jobs finish for the grace period and requeue the rest; close the connections still open —
+    /// and returns. `listening` receives the bound port.
+    public static func run(_ configuration: ServerConfiguration, listening: @Sendable (Int) -> Void) async throws {
         LogLineHandler.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         ServiceMetrics.bootstrap()
         let logger = Logger(label: "mediad")
@@ -39,34 +40,20 @@ public enum MediadServer {
                 "isolation": .string(configuration.isolation.mode.rawValue),
                 "max_connections": .stringConvertible(server.connections.maximum),
             ])
-
-        let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler {
-                logger.info("shutting down", metadata: ["signal": .stringConvertible(number)])
-                Task {
-                    await server.stopAccepting()
-                    await jobs.drain(grace: configuration.shutdownGrace)
-                    exit(0)
-                }
-            }
-            source.resume()
-            return source
-        }
-        let sweeper = Task {
-            while !Task.isCancelled {
-                await jobs.sweep(retention: configuration.retention)
-                _ = try? await threadPool.runIfActive {
-                    try store.sweepIdempotencyKeys(lifetime: IdempotencyKey.lifetime, now: Date())
-                }
-                try? await Task.sleep(for: .seconds(min(60, max(1, configuration.retention / 10))))
-            }
-        }
-        await server.run()
-        sweeper.cancel()
-        withExtendedLifetime(signals) {}
-        await jobs.drain(grace: configuration.shutdownGrace)
-        exit(0)
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: server, serviceName: "connections"),
+                    .init(service: JobLifecycle(jobs: jobs, grace: configuration.shutdownGrace), serviceName: "jobs"),
+                    .init(service: notifier, serviceName: "webhooks"),
+                    .init(
+                        service: RetentionSweeper(
+                            jobs: jobs, store: store, threadPool: threadPool, retention: configuration.retention),
+                        serviceName: "retention"),
+                    .init(service: ListenerService(server: server), serviceName: "listener"),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logger.info("stopped")
     }
 }

@@ -127,4 +127,29 @@ import Testing
             as? [String: Any]
         #expect(record?["state"] as? String == "queued")
     }
+
+    /// SIGINT shuts down like SIGTERM, and connections still open at the end — a long poll on a job that
+    /// was put back in the queue — are closed rather than waited for: the server stops within the grace
+    /// period and a moment, and exits 0 from its entry point.
+    @Test func openLongPollsDoNotHoldAShutdown() throws {
+        let scratch = try Scratch("term-poll")
+        let long = scratch.file("long.pcm")
+        try Command.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=44100", "-ac", "2", "-f",
+                "s16le", long,
+            ])
+        let server = try ServerProcess(["--workers", "1", "--shutdown-grace", "0.5"])
+        let id = try #require(try Curl.run(server.url("/jobs/encode"), ["-T", long]).json["id"] as? String)
+        let poll = Process()
+        poll.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        poll.arguments = ["-s", "-o", "/dev/null", "-m", "120", server.url("/jobs/\(id)?wait=300")]
+        try poll.run()
+        usleep(500_000)
+        let started = Date()
+        #expect(server.stop(SIGINT) == 0)
+        #expect(Date().timeIntervalSince(started) < 10, "the shutdown waited for the long poll")
+        poll.waitUntilExit()
+    }
 }

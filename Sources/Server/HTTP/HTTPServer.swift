@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ServiceLifecycle
 
 /// The listening socket: accepts connections and serves each on its own task.
 ///
@@ -65,8 +66,9 @@ public final class HTTPServer: Sendable {
             }
     }
 
-    /// Accepts connections until `stopAccepting()`; connections already open are served to their end.
-    func run() async {
+    /// Accepts connections until `stopAccepting()`; connections already open are served to their end, or
+    /// until the calling task is cancelled, which closes them.
+    func serve() async {
         let connection = Connection(responder: responder, accessLog: accessLog)
         try? await withThrowingDiscardingTaskGroup { group in
             try await channel.executeThenClose { clients in
@@ -81,5 +83,17 @@ public final class HTTPServer: Sendable {
     /// Closes the listening socket: no new connections.
     func stopAccepting() async {
         try? await channel.channel.close()
+    }
+}
+
+extension HTTPServer: Service {
+    /// Serves connections for the whole life of the group. The first service, so the last a graceful
+    /// shutdown reaches: `ListenerService` stopped accepting long before and the jobs have been drained,
+    /// while open connections (long polls among them) were still answered; now they are closed.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await self.serve() }
+        // Serving ends early when the listener has closed and no connection is open: wait for this
+        // service's turn all the same, as the group takes an early end for a failure.
+        try? await gracefulShutdown()
     }
 }

@@ -10,8 +10,8 @@ import MediaCore
 /// time), and claims queued jobs, and running jobs whose lease has expired, whenever it has a free worker.
 /// Every run appends `<replica> <attempt> <time> start` and `… end <outcome>` to the job's `runs` file.
 extension JobService {
-    /// Loads the index (sparing leftovers that may be other replicas' work under way), gives up leases a
-    /// previous process with this replica id left behind, and starts the heartbeat.
+    /// Loads the index (sparing leftovers that may be other replicas' work under way) and gives up leases a
+    /// previous process with this replica id left behind; `beat` is the heartbeat.
     func startShared(_ settings: ReplicaSettings) async throws {
         let scan = try await io { [store] in
             try store.loadAll(keepingLeftoversYoungerThan: ReplicaSettings.leftoverAge)
@@ -31,14 +31,15 @@ extension JobService {
             }
         }
         lastRescan = Date()
-        Task { await self.beat(settings) }
         startNext()
     }
 
-    /// Every `heartbeat`, for ever: renew leases, pass on cancel requests, refresh the index, claim work.
-    private func beat(_ settings: ReplicaSettings) async {
-        while true {
+    /// Every `heartbeat` until the calling task is cancelled (`JobLifecycle` runs it until shutdown): renew
+    /// leases, pass on cancel requests, refresh the index, claim work.
+    func beat(_ settings: ReplicaSettings) async {
+        while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(Int(settings.heartbeat * 1000)))
+            guard !Task.isCancelled else { return }
             await renewLeases(settings)
             await rescan()
             startNext()

@@ -145,15 +145,27 @@ actor JobService {
         return current
     }
 
-    /// Suspends until the job ends here (`wakeAll`) or `seconds` pass.
+    /// Suspends until the job ends here (`wakeAll`), `seconds` pass, or the calling task is cancelled (a
+    /// connection closed at shutdown): the timer and the wait are child tasks, cancelled with it.
     private func park(_ id: String, seconds: Double) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
+            group.addTask { await self.waitForEnd(id) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Suspends until `wakeAll(id)` or cancellation.
+    private func waitForEnd(_ id: String) async {
         let token = UUID()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            waiters[id, default: [:]][token] = continuation
-            Task {
-                try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-                self.wake(id, token: token)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                guard !Task.isCancelled else { return continuation.resume() }
+                waiters[id, default: [:]][token] = continuation
             }
+        } onCancel: {
+            Task { await self.wake(id, token: token) }
         }
     }
 

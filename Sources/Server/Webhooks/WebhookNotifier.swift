@@ -2,6 +2,7 @@ import Foundation
 import JobStore
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 
 /// Delivers job-end webhooks: POSTs the job JSON to its `callback_url`, signed, and retries non-2xx
@@ -11,14 +12,26 @@ import Synchronization
 /// Redirects are never followed, and the host is checked against `--webhook-allow` again before each
 /// delivery (a server restarted with a narrower list does not call hosts it no longer allows), then
 /// resolved and pinned by `CallbackAddress`, which keeps allowed names off internal addresses.
-/// Deliveries live in tasks; a restart resumes those of jobs that ended within the window and have no 2xx
-/// yet (`resume`).
-final class WebhookNotifier: Sendable {
+/// Deliveries are child tasks of the notifier's `run`, a service of the group: a shutdown cancels those
+/// under way, and a restart resumes those of jobs that ended within the window and have no 2xx yet
+/// (`resume`).
+final class WebhookNotifier: Service, Sendable {
+    /// One job's delivery, from its next attempt on.
+    private struct Delivery: Sendable {
+        var id: String
+        var callback: String
+        var payload: [UInt8]
+        var secret: String
+        var attempt: Int
+        var deadline: Date
+    }
+
     private let settings: WebhookSettings
     private let client: HTTPClient
     private let jobs: JobService
     /// Jobs with a delivery under way, so that a job ending while `resume` runs is not delivered twice.
     private let active = Mutex<Set<String>>([])
+    private let (deliveries, queue) = AsyncStream.makeStream(of: Delivery.self)
 
     private init(settings: WebhookSettings, jobs: JobService) throws {
         self.settings = settings
@@ -50,33 +63,43 @@ final class WebhookNotifier: Sendable {
         guard let payload = try? JobJSON.encoder().encode(body),
             active.withLock({ $0.insert(job.id).inserted })
         else { return }
-        Task {
-            await self.run(
-                job.id, callback, payload: Array(payload), secret: secret, attempt: previous.count + 1,
-                deadline: deadline)
-            _ = self.active.withLock { $0.remove(job.id) }
+        queue.yield(
+            Delivery(
+                id: job.id, callback: callback, payload: Array(payload), secret: secret,
+                attempt: previous.count + 1, deadline: deadline))
+    }
+
+    /// Delivers what `deliver` queues, each job in a child task, until a graceful shutdown cancels them.
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                for await delivery in self.deliveries {
+                    group.addTask {
+                        await self.deliver(delivery)
+                        _ = self.active.withLock { $0.remove(delivery.id) }
+                    }
+                }
+            }
         }
     }
 
-    private func run(
-        _ id: String, _ callback: String, payload: [UInt8], secret: String, attempt first: Int, deadline: Date
-    ) async {
+    private func deliver(_ delivery: Delivery) async {
         let url: HTTPURL
         do {
-            url = try settings.check(callback)
+            url = try settings.check(delivery.callback)
         } catch {
             let message = (error as? ServiceError)?.message ?? "\(error)"
-            _ = await jobs.recordNotification(id, NotificationAttempt(at: Date(), status: nil, error: message))
+            _ = await jobs.recordNotification(delivery.id, NotificationAttempt(at: Date(), status: nil, error: message))
             return
         }
-        var number = first
+        var number = delivery.attempt
         if number > 1 { try? await Task.sleep(for: .milliseconds(Int(settings.delay(beforeAttempt: number) * 1000))) }
-        while true {
-            let attempt = await self.attempt(url, payload: payload, secret: secret)
-            guard await jobs.recordNotification(id, attempt), !attempt.delivered else { return }
+        while !Task.isCancelled {
+            let attempt = await self.attempt(url, payload: delivery.payload, secret: delivery.secret)
+            guard await jobs.recordNotification(delivery.id, attempt), !attempt.delivered else { return }
             number += 1
             let delay = settings.delay(beforeAttempt: number)
-            guard Date().addingTimeInterval(delay) < deadline else { return }
+            guard Date().addingTimeInterval(delay) < delivery.deadline else { return }
             try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
         }
     }
