@@ -25,7 +25,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             message: "\(action) \(path): \(String(cString: strerror(code)))")
     }
 
-    static func notFound(_ id: String) -> StoreError {
+    public static func notFound(_ id: String) -> StoreError {
         StoreError(code: "not_found", message: "no job \(id)")
     }
 

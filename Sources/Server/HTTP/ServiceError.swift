@@ -25,10 +25,15 @@ public struct ServiceError: Error, Sendable {
         ServiceError(.badRequest, "invalid_request", message)
     }
 
-    /// A store failure: 507 for a full disk, 500 for anything else (the store fails on its own, not the client's, account).
+    /// A store or job service failure: 404 for a job that is not there, 507 for a full disk, 500 for
+    /// anything else (the store fails on its own, not the client's, account).
     init(_ error: StoreError) {
         let status: HTTPResponseStatus =
-            error.code == "insufficient_storage" ? .insufficientStorage : .internalServerError
+            switch error.code {
+            case "not_found": .notFound
+            case "insufficient_storage": .insufficientStorage
+            default: .internalServerError
+            }
         self.init(status, error.code, error.message)
     }
 

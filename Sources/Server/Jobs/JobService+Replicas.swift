@@ -239,7 +239,7 @@ extension JobService {
     /// that its holder's heartbeat acts on, and is waited for up to `timeout` seconds.
     func cancelOrDeleteShared(_ id: String, timeout: Double) async throws -> JobRecord? {
         guard let settings = replicas, let current = await storedRecord(id) else {
-            throw ServiceError.notFound("no job \(id)")
+            throw StoreError.notFound(id)
         }
         if current.state.isTerminal {
             records[id] = nil
@@ -262,7 +262,7 @@ extension JobService {
             return records[id]
         case .gone:
             records[id] = nil
-            throw ServiceError.notFound("no job \(id)")
+            throw StoreError.notFound(id)
         case .held, .lostRace:
             try await io { [store] in try store.requestCancel(id: id) }
             running[id]?.requestStop(.cancelledByUser)

@@ -183,7 +183,7 @@ actor JobService {
     /// finished one. Returns the cancelled record, or nil when the job was deleted.
     func cancelOrDelete(_ id: String, timeout: Double = 5) async throws -> JobRecord? {
         if replicas != nil, running[id] == nil { return try await cancelOrDeleteShared(id, timeout: timeout) }
-        guard let current = records[id] else { throw ServiceError.notFound("no job \(id)") }
+        guard let current = records[id] else { throw StoreError.notFound(id) }
         if current.state.isTerminal {
             records[id] = nil
             try await io { [store] in try store.delete(id: id) }
