@@ -11,8 +11,10 @@ public enum MediadServer {
     /// Runs until SIGTERM or SIGINT, then shuts down in order — the reverse of the group's list: stop
     /// accepting connections; stop sweeping and delivering (deliveries resume at the next start); let
     /// running jobs finish for the grace period and requeue the rest; close the connections still open —
-    /// and returns. `listening` receives the bound port.
-    public static func run(_ configuration: ServerConfiguration, listening: @Sendable (Int) -> Void) async throws {
+    /// and returns. `listening` receives the bound port once signals are trapped.
+    public static func run(_ configuration: ServerConfiguration, listening: @escaping @Sendable (Int) -> Void)
+        async throws
+    {
         LogLineHandler.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
         ServiceMetrics.bootstrap()
         let logger = Logger(label: "mediad")
@@ -31,7 +33,6 @@ public enum MediadServer {
         let server = try await HTTPServer(
             host: configuration.host, port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
             responder: service, limits: try configuration.connectionLimits())
-        listening(server.localPort)
         logger.info(
             "listening",
             metadata: [
@@ -50,7 +51,7 @@ public enum MediadServer {
                         service: RetentionSweeper(
                             jobs: jobs, store: store, threadPool: threadPool, retention: configuration.retention),
                         serviceName: "retention"),
-                    .init(service: ListenerService(server: server), serviceName: "listener"),
+                    .init(service: ListenerService(server: server, announce: listening), serviceName: "listener"),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
