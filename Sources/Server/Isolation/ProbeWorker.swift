@@ -1,5 +1,4 @@
 import Foundation
-import JobStore
 import MediaCore
 import MediaJobs
 
@@ -21,8 +20,7 @@ public enum ProbeWorker {
         do {
             try limits.apply()
             let info = try ProbeJob(input: path).run().reported()
-            let result = try JSONDecoder().decode(JSONValue.self, from: MediaJSON.encode(info))
-            message = WorkerMessage(succeeded: WorkerMessage.Success(warnings: [], result: result))
+            message = WorkerMessage(succeeded: WorkerMessage.Success(probe: info))
         } catch let error as MediaError {
             message = WorkerMessage(failed: JobWorker.classify(error))
         } catch {
