@@ -60,6 +60,6 @@ extension MediaService {
             let settings = configuration.isolation
             return try await DedicatedThread.run(name: "probe") { try ProbeChild.probe(file, settings: settings) }
         }
-        return try await DedicatedThread.run(name: "probe") { try ProbeJob(input: file).run().reported() }
+        return try await DedicatedThread.run(name: "probe") { try JobCatalog.probe(file) }
     }
 }

@@ -19,7 +19,7 @@ public enum ProbeWorker {
         let message: WorkerMessage
         do {
             try limits.apply()
-            let info = try ProbeJob(input: path).run().reported()
+            let info = try JobCatalog.probe(path)
             message = WorkerMessage(succeeded: WorkerMessage.Success(probe: info))
         } catch let error as MediaError {
             message = WorkerMessage(failed: JobWorker.classify(error))
