@@ -23,6 +23,9 @@ public struct JobInput: Codable, Sendable, Equatable {
 }
 
 /// A finished output: listed only once the file is complete under its final name.
+///
+/// `contentType` keeps the camelCase key the API has always shown; every other key of a record is
+/// snake_case.
 public struct JobOutput: Codable, Sendable, Equatable {
     public var name: String
     public var size: Int64
@@ -65,8 +68,6 @@ public struct JobError: Codable, Sendable, Equatable {
 public struct JobRecord: Codable, Sendable, Equatable {
     /// Random, 128 bits, URL-safe base64 (22 characters).
     public var id: String
-    /// One of `JobCatalog.kinds`; a record of a kind this build does not know does not load.
-    public var kind: JobKind
     public var state: JobState
     /// 0…1; exactly 1 on success.
     public var progress: Double
@@ -75,6 +76,9 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var finishedAt: Date?
     /// The job's options after defaults, as its kind's typed options; validated again when read back.
     public var options: JobOptions
+    /// One of `JobCatalog.kinds`, the one `options` belong to; a record of a kind this build does not know
+    /// does not load.
+    public var kind: JobKind { options.kind }
     public var inputs: [JobInput]
     /// Primary output first.
     public var outputs: [JobOutput]
@@ -103,7 +107,6 @@ public struct JobRecord: Codable, Sendable, Equatable {
         result: JobResultValue? = nil, sourceName: String? = nil, owner: String? = nil, callbackURL: String? = nil
     ) {
         self.id = id
-        self.kind = options.kind
         self.state = state
         self.progress = progress
         self.createdAt = createdAt
@@ -135,7 +138,7 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
-        kind = try container.decode(JobKind.self, forKey: .kind)
+        let kind = try container.decode(JobKind.self, forKey: .kind)
         state = try container.decode(JobState.self, forKey: .state)
         progress = try container.decode(Double.self, forKey: .progress)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
