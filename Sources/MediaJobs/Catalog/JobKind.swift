@@ -44,7 +44,7 @@ public struct JobKind: Sendable, Hashable, CustomStringConvertible {
     public func primaryOutput(for options: JobOptions) throws -> String { try job.primaryOutput(for: options) }
 
     /// Runs a job of this kind on the calling thread; outputs in the result are file names in
-    /// `outputDirectory`, primary first.
+    /// `outputDirectory`.
     public func run(
         _ options: JobOptions, inputs: JobInputFiles, outputDirectory: String, context: JobContext
     ) throws -> JobResultValue {

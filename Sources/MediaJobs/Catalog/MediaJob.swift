@@ -47,8 +47,8 @@ extension MediaJob {
         primaryOutput(for: try options.typed(Options.self))
     }
 
-    /// Runs the job and names its outputs by file name, primary output first, so no path of the machine
-    /// that ran it reaches a record.
+    /// Runs the job and names its outputs by file name, so no path of the machine that ran it reaches a
+    /// record.
     static func run(
         _ options: JobOptions, inputs: JobInputFiles, outputDirectory: String, context: JobContext
     ) throws -> JobResultValue {

@@ -43,7 +43,4 @@ public struct OptionDescription: Sendable, Equatable {
         OptionDescription(
             name, .choice, default: defaultValue?.rawValue, allowed: values.allCases.map(\.rawValue), help: help)
     }
-
-    /// The CLI flag: `--sample-rate` for `sample_rate`.
-    public var flag: String { "--" + name.replacingOccurrences(of: "_", with: "-") }
 }
