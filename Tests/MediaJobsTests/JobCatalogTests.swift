@@ -53,6 +53,7 @@ import Testing
         for kind in JobCatalog.kinds {
             #expect(kind.inputs.map(\.name) == (kind == .mux ? ["audio", "video"] : ["file"]))
         }
+        #expect(JobKind.decode.inputs[0].policy.decoders == ["aac"])
         #expect(JobKind.encode.inputs[0].storedName == "input")
         #expect(JobKind.mux.inputs[1].storedName == "video")
     }

@@ -1,23 +1,26 @@
 import MediaCore
 
 /// One input a job kind takes: the upload part it arrives in and what it may hold.
-public struct JobInputPart: Sendable, Equatable {
+public struct JobInputPart: Sendable {
     /// The multipart part name: `file`, or `audio`/`video` for mux.
     public var name: String
     /// The containers accepted, by their first bytes.
     public var containers: [InputContainer]
     /// Whether bytes no sniffer recognises are accepted too: raw PCM has no signature.
     public var acceptsUnrecognized: Bool
+    /// The bounds libav opens the part under, with the decoders it may run over it.
+    public var policy: InputPolicy
     /// What the part holds, for messages: "ADTS AAC".
     public var summary: String
 
     public init(
         _ name: String, accepting containers: [InputContainer], orUnrecognized acceptsUnrecognized: Bool = false,
-        summary: String
+        policy: InputPolicy, summary: String
     ) {
         self.name = name
         self.containers = containers
         self.acceptsUnrecognized = acceptsUnrecognized
+        self.policy = policy
         self.summary = summary
     }
 

@@ -3,7 +3,10 @@ import MediaCore
 extension DecodeJob: MediaJob {
     public static let name = "decode"
 
-    public static let inputs = [JobInputPart("file", accepting: acceptedInputs, summary: "ADTS AAC, M4A or MP4")]
+    public static let inputs = [
+        JobInputPart(
+            "file", accepting: acceptedInputs, policy: .aacDecoding, summary: "ADTS AAC, M4A or MP4")
+    ]
 
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.rawValue }
 

@@ -3,7 +3,10 @@ import MediaCore
 extension DemuxJob: MediaJob {
     public static let name = "demux"
 
-    public static let inputs = [JobInputPart("file", accepting: acceptedInputs, summary: "an MP4-family file")]
+    public static let inputs = [
+        JobInputPart(
+            "file", accepting: acceptedInputs, policy: .streamCopy, summary: "an MP4-family file")
+    ]
 
     /// `info.json`: the one output every demux writes, whatever tracks the input has.
     public static func primaryOutput(for options: Options) -> String { infoFileName }

@@ -4,7 +4,7 @@ extension EncodeJob: MediaJob {
     public static let name = "encode"
 
     public static let inputs = [
-        JobInputPart("file", accepting: [.wav], orUnrecognized: true, summary: "raw PCM or WAV")
+        JobInputPart("file", accepting: [.wav], orUnrecognized: true, policy: .pcmDecoding, summary: "raw PCM or WAV")
     ]
 
     public static func primaryOutput(for options: Options) -> String {

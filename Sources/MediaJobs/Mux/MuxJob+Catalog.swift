@@ -4,8 +4,8 @@ extension MuxJob: MediaJob {
     public static let name = "mux"
 
     public static let inputs = [
-        JobInputPart("audio", accepting: acceptedAudio, summary: "ADTS AAC"),
-        JobInputPart("video", accepting: acceptedVideo, summary: "H.264/H.265 Annex-B"),
+        JobInputPart("audio", accepting: acceptedAudio, policy: .elementaryStreams, summary: "ADTS AAC"),
+        JobInputPart("video", accepting: acceptedVideo, policy: .elementaryStreams, summary: "H.264/H.265 Annex-B"),
     ]
 
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }

@@ -4,7 +4,9 @@ extension RemuxJob: MediaJob {
     public static let name = "remux"
 
     public static let inputs = [
-        JobInputPart("file", accepting: acceptedInputs, summary: "an MP4-family, Matroska, MPEG-TS, FLV or ASF file")
+        JobInputPart(
+            "file", accepting: acceptedInputs, policy: .streamCopy,
+            summary: "an MP4-family, Matroska, MPEG-TS, FLV or ASF file")
     ]
 
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }
