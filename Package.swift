@@ -28,7 +28,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .target(name: "MediaCore", dependencies: ["CFFmpeg"]),
         .target(name: "MediaJobs", dependencies: ["MediaCore"]),
-        .target(name: "JobStore", dependencies: ["COpenSSL"]),
+        .target(name: "JobStore", dependencies: ["MediaCore", "MediaJobs", "COpenSSL"]),
         .target(
             name: "Server",
             dependencies: [
@@ -59,10 +59,10 @@ let package = Package(
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "TestSupport"]),
         .testTarget(name: "MediaJobsTests", dependencies: ["MediaJobs", "TestSupport"]),
         .testTarget(name: "mediadTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "JobStoreTests", dependencies: ["JobStore", "TestSupport"]),
+        .testTarget(name: "JobStoreTests", dependencies: ["JobStore", "MediaJobs", "TestSupport"]),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Server", "MediaJobs", "TestSupport", .product(name: "Logging", package: "swift-log")],
             exclude: ["openapi_check.py"]),
     ]
 )

@@ -1,15 +1,15 @@
 import Foundation
+import MediaCore
 
-/// How job records are written to disk and to clients: RFC 3339 times with milliseconds, sorted keys.
+/// `MediaJSON`'s style with times as RFC 3339 with milliseconds: job records on disk, the API's bodies,
+/// leases, idempotency entries and webhook payloads.
 public enum JobJSON {
     public static func encoder(pretty: Bool = false) -> JSONEncoder {
-        let encoder = JSONEncoder()
+        let encoder = MediaJSON.encoder(pretty: pretty)
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(rfc3339(date))
         }
-        encoder.outputFormatting =
-            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MediaJobs
 
 /// A request for one page of the job list (`GET /jobs?state=&kind=&limit=&cursor=`).
 ///

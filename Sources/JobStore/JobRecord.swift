@@ -1,9 +1,5 @@
 import Foundation
-
-/// The job kinds the service runs (probe is synchronous and has no job).
-public enum JobKind: String, Codable, Sendable, CaseIterable {
-    case encode, decode, mux, demux, remux
-}
+import MediaJobs
 
 /// Where a job is in its life: `queued` → `running` → `succeeded` | `failed` | `cancelled`.
 public enum JobState: String, Codable, Sendable, CaseIterable {
@@ -27,6 +23,9 @@ public struct JobInput: Codable, Sendable, Equatable {
 }
 
 /// A finished output: listed only once the file is complete under its final name.
+///
+/// `contentType` keeps the camelCase key the API has always shown; every other key of a record is
+/// snake_case.
 public struct JobOutput: Codable, Sendable, Equatable {
     public var name: String
     public var size: Int64
@@ -41,6 +40,13 @@ public struct JobOutput: Codable, Sendable, Equatable {
         self.sha256 = sha256
         self.contentType = contentType
         self.url = url
+    }
+
+    /// Output `file` of job `id`, served as `contentType`.
+    public init(_ file: FileDigest, ofJob id: String, contentType: String) {
+        self.init(
+            name: file.name, size: file.size, sha256: file.sha256, contentType: contentType,
+            url: "/jobs/\(id)/outputs/\(file.name)")
     }
 }
 
@@ -62,15 +68,17 @@ public struct JobError: Codable, Sendable, Equatable {
 public struct JobRecord: Codable, Sendable, Equatable {
     /// Random, 128 bits, URL-safe base64 (22 characters).
     public var id: String
-    public var kind: JobKind
     public var state: JobState
     /// 0…1; exactly 1 on success.
     public var progress: Double
     public var createdAt: Date
     public var startedAt: Date?
     public var finishedAt: Date?
-    /// The job's options after defaults, as the engine's typed options encode them.
-    public var options: JSONValue
+    /// The job's options after defaults, as its kind's typed options; validated again when read back.
+    public var options: JobOptions
+    /// One of `JobCatalog.kinds`, the one `options` belong to; a record of a kind this build does not know
+    /// does not load.
+    public var kind: JobKind { options.kind }
     public var inputs: [JobInput]
     /// Primary output first.
     public var outputs: [JobOutput]
@@ -79,8 +87,8 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var attempts: Int
     /// Things the engine reported that are not errors (e.g. rotation MKV cannot store).
     public var warnings: [String]
-    /// The engine's full result (tracks, cut points, …) once the job succeeded.
-    public var result: JSONValue?
+    /// The engine's full result (tracks, cut points, …) once the job succeeded; outputs by file name.
+    public var result: JobResultValue?
     /// The uploaded file's own name, when the client sent one; used for download file names.
     public var sourceName: String?
     /// The name of the API token that created the job, when the server has tokens.
@@ -93,13 +101,12 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var notifications: [NotificationAttempt]?
 
     public init(
-        id: String, kind: JobKind, state: JobState = .queued, progress: Double = 0, createdAt: Date,
-        startedAt: Date? = nil, finishedAt: Date? = nil, options: JSONValue, inputs: [JobInput],
+        id: String, state: JobState = .queued, progress: Double = 0, createdAt: Date,
+        startedAt: Date? = nil, finishedAt: Date? = nil, options: JobOptions, inputs: [JobInput],
         outputs: [JobOutput] = [], error: JobError? = nil, attempts: Int = 0, warnings: [String] = [],
-        result: JSONValue? = nil, sourceName: String? = nil, owner: String? = nil, callbackURL: String? = nil
+        result: JobResultValue? = nil, sourceName: String? = nil, owner: String? = nil, callbackURL: String? = nil
     ) {
         self.id = id
-        self.kind = kind
         self.state = state
         self.progress = progress
         self.createdAt = createdAt
@@ -125,6 +132,32 @@ public struct JobRecord: Codable, Sendable, Equatable {
         case startedAt = "started_at"
         case finishedAt = "finished_at"
         case sourceName = "source_name"
+    }
+
+    /// Reads `kind` first: it says which type `options` and `result` decode as.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        let kind = try container.decode(JobKind.self, forKey: .kind)
+        state = try container.decode(JobState.self, forKey: .state)
+        progress = try container.decode(Double.self, forKey: .progress)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        startedAt = try container.decodeIfPresent(Date.self, forKey: .startedAt)
+        finishedAt = try container.decodeIfPresent(Date.self, forKey: .finishedAt)
+        options = try kind.decodeOptions(from: container.superDecoder(forKey: .options))
+        inputs = try container.decode([JobInput].self, forKey: .inputs)
+        outputs = try container.decode([JobOutput].self, forKey: .outputs)
+        error = try container.decodeIfPresent(JobError.self, forKey: .error)
+        attempts = try container.decode(Int.self, forKey: .attempts)
+        warnings = try container.decode([String].self, forKey: .warnings)
+        result =
+            try container.contains(.result) && !container.decodeNil(forKey: .result)
+            ? kind.decodeResult(from: container.superDecoder(forKey: .result)) : nil
+        sourceName = try container.decodeIfPresent(String.self, forKey: .sourceName)
+        owner = try container.decodeIfPresent(String.self, forKey: .owner)
+        replica = try container.decodeIfPresent(String.self, forKey: .replica)
+        callbackURL = try container.decodeIfPresent(String.self, forKey: .callbackURL)
+        notifications = try container.decodeIfPresent([NotificationAttempt].self, forKey: .notifications)
     }
 
     public func encode(to encoder: Encoder) throws {

@@ -96,24 +96,6 @@ extension JobStore {
         try FileIO.remove(doomed)
     }
 
-    /// The finished outputs of a job: every non-hidden regular file in `outputs/` with its size, SHA-256,
-    /// `contentType(name)` and download url `/jobs/<id>/outputs/<name>`, sorted by name (the server puts the
-    /// primary output first). Hashing reads every file: cache the result in the record.
-    public func describeOutputs(id: String, contentType: (String) -> String) throws -> [JobOutput] {
-        try Self.requireValidID(id)
-        let directory = outputDirectory(id: id)
-        guard FileIO.isDirectory(directory) else { throw StoreError.notFound(id) }
-        return try FileIO.entries(directory)
-            .filter { !$0.hasPrefix(".") && FileIO.isRegularFile(directory + "/" + $0) }
-            .sorted()
-            .map { name in
-                let (size, sha256) = try SHA256Hasher.hexDigest(ofFileAt: directory + "/" + name)
-                return JobOutput(
-                    name: name, size: size, sha256: sha256, contentType: contentType(name),
-                    url: "/jobs/\(id)/outputs/\(name)")
-            }
-    }
-
     private func encode(_ record: JobRecord) throws -> Data {
         do {
             return try JobJSON.encoder(pretty: true).encode(record)

@@ -27,11 +27,3 @@ public struct JobContext: Sendable {
         try checkResources()
     }
 }
-
-/// What every job returns: the files it wrote and anything the user should know about them.
-public protocol JobResult: Codable, Sendable {
-    /// Paths of the files written, primary output first.
-    var outputs: [String] { get }
-    /// Things that were not errors but changed or dropped something (e.g. rotation MKV cannot store).
-    var warnings: [String] { get }
-}

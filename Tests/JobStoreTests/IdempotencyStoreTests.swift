@@ -9,7 +9,7 @@ import Testing
 
     func entry(_ job: JobRecord, at date: Date) -> IdempotencyEntry {
         IdempotencyEntry(
-            jobID: job.id, createdAt: date, kind: job.kind, options: job.options, callbackURL: nil,
+            jobID: job.id, createdAt: date, options: job.options, callbackURL: nil,
             inputs: ["file": "abc"])
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediaJobs
 import Testing
 
 @Suite struct JobQueryTests {

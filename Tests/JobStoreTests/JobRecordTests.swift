@@ -1,11 +1,12 @@
 import Foundation
 import JobStore
+import MediaJobs
 import Testing
 
 @Suite struct JobRecordTests {
     static let sample = JobRecord(
-        id: "AAAAAAAAAAAAAAAAAAAAAA", kind: .remux, createdAt: Date(timeIntervalSince1970: 1_795_000_000.25),
-        options: .object(["format": .string("mkv"), "faststart": .bool(false)]),
+        id: "AAAAAAAAAAAAAAAAAAAAAA", createdAt: Date(timeIntervalSince1970: 1_795_000_000.25),
+        options: StoreFixtures.options(for: .remux),
         inputs: [JobInput(name: "input", size: 10, sha256: String(repeating: "a", count: 64))])
 
     @Test func alwaysShowsNullableFields() throws {
@@ -15,14 +16,18 @@ import Testing
         #expect(json.contains("\"finished_at\":null"))
         #expect(json.contains("\"created_at\":\"2026-11-18T"))
         #expect(json.contains(".250Z\""))
-        #expect(json.contains("\"options\":{\"faststart\":false,\"format\":\"mkv\"}"))
+        #expect(
+            json.contains(
+                "\"options\":{\"faststart\":false,\"format\":\"mkv\",\"fragmented\":false,\"tracks\":\"all\"}"))
     }
 
     @Test func roundTripsThroughJSON() throws {
         var record = Self.sample
         record.state = .failed
         record.error = JobError(code: "invalid_input", message: "bad")
-        record.result = .object(["cut_start": .number(1.5), "tracks": .array([.number(2)])])
+        let result = #"{"cut_start":1.5,"muxer":"matroska","outputs":["output.mkv"],"tracks":[],"warnings":[]}"#
+        record.result = JobResultValue(
+            try JSONDecoder().decode(RemuxResult.self, from: Data(result.utf8)), kind: .remux)
         let data = try JobJSON.encoder().encode(record)
         #expect(try JobJSON.decoder().decode(JobRecord.self, from: data) == record)
     }

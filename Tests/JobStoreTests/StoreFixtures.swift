@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediaJobs
 import TestSupport
 
 /// Records and stores for the store's tests.
@@ -10,9 +11,12 @@ enum StoreFixtures {
         id: String = JobStore.newID(), kind: JobKind = .remux, state: JobState = .queued, createdAt: Date = epoch,
         inputs: [JobInput] = []
     ) -> JobRecord {
-        JobRecord(
-            id: id, kind: kind, state: state, createdAt: createdAt, options: .object(["format": .string("mkv")]),
-            inputs: inputs)
+        JobRecord(id: id, state: state, createdAt: createdAt, options: options(for: kind), inputs: inputs)
+    }
+
+    /// The kind's default options; a remux writes Matroska.
+    static func options(for kind: JobKind) -> JobOptions {
+        try! kind.options(parsing: kind == .remux ? ["format": "mkv"] : [:])
     }
 
     /// A finished upload holding `bytes`.

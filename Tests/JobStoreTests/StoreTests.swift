@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediaJobs
 import TestSupport
 import Testing
 
@@ -209,17 +210,20 @@ import Testing
         }
     }
 
+    /// What a worker reports for an output it wrote, and the record's listing made from that report.
     @Test func describesFinishedOutputs() throws {
         let scratch = try Scratch("store")
         let store = try JobStore(root: scratch.path)
         let record = try StoreFixtures.storedJob(in: store)
         try Data("video".utf8).write(to: URL(fileURLWithPath: store.outputPath(id: record.id, name: "video.h264")))
         try Data("abc".utf8).write(to: URL(fileURLWithPath: store.outputPath(id: record.id, name: "audio.aac")))
-        try Data("partial".utf8).write(
-            to: URL(fileURLWithPath: store.outputPath(id: record.id, name: ".info.json.tmp")))
 
-        let outputs = try store.describeOutputs(id: record.id) { $0.hasSuffix(".aac") ? "audio/aac" : "video/h264" }
-        #expect(outputs.map(\.name) == ["audio.aac", "video.h264"])
+        let directory = store.outputDirectory(id: record.id)
+        let outputs = try ["audio.aac", "video.h264"].map {
+            JobOutput(
+                try FileDigest(hashing: $0, in: directory), ofJob: record.id,
+                contentType: $0.hasSuffix(".aac") ? "audio/aac" : "video/h264")
+        }
         #expect(
             outputs[0]
                 == JobOutput(

@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediaJobs
 import NIOCore
 import Testing
 
@@ -9,8 +10,9 @@ import Testing
 @Suite struct EncodedJobCacheTests {
     func record(_ id: String = JobStore.newID()) -> JobRecord {
         JobRecord(
-            id: id, kind: .remux, createdAt: Date(timeIntervalSince1970: 1_795_000_000.5),
-            options: .object(["format": .string("mkv")]), inputs: [JobInput(name: "file", size: 9, sha256: "ab")])
+            id: id, createdAt: Date(timeIntervalSince1970: 1_795_000_000.5),
+            options: try! JobKind.remux.options(parsing: ["format": "mkv"]),
+            inputs: [JobInput(name: "file", size: 9, sha256: "ab")])
     }
 
     func text(_ buffer: ByteBuffer) -> String { String(buffer: buffer) }

@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediaJobs
 import Testing
 
 @testable import Server
@@ -8,8 +9,8 @@ import Testing
 @Suite struct JobIndexTests {
     func record(_ state: JobState) -> JobRecord {
         JobRecord(
-            id: JobStore.newID(), kind: .remux, state: state, createdAt: Date(timeIntervalSince1970: 1_795_000_000),
-            options: .object(["format": .string("mkv")]), inputs: [])
+            id: JobStore.newID(), state: state, createdAt: Date(timeIntervalSince1970: 1_795_000_000),
+            options: try! JobKind.remux.options(parsing: ["format": "mkv"]), inputs: [])
     }
 
     @Test func aRunningJobShowsItsLiveProgressUntilItsRunEnds() {

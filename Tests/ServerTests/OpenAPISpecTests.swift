@@ -1,4 +1,5 @@
 import Foundation
+import MediaJobs
 import Server
 import TestSupport
 import Testing
@@ -12,6 +13,14 @@ import Testing
         var problems: [String]
         /// --self-test only: the pointers under which the planted faults must be reported.
         var planted: [String]?
+        var kinds: Kinds
+
+        /// The `kind` path parameter's values, and each kind's query options with the values their
+        /// schemas allow (empty for a schema without `enum`).
+        struct Kinds: Decodable {
+            var names: [String]
+            var options: [String: [String: [String]]]
+        }
     }
 
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
@@ -36,6 +45,23 @@ import Testing
         #expect(report.routes.count == described.count, "a route is described twice")
         #expect(described.subtracting(served).sorted() == [], "in openapi.yaml but not served")
         #expect(served.subtracting(described).sorted() == [], "served but not in openapi.yaml")
+    }
+
+    /// Every kind of the catalog is described, with exactly the options it takes, each choice with every
+    /// value it allows; `callback_url` belongs to the service, not to a kind.
+    @Test func describesEveryKindOfTheCatalog() throws {
+        let described = try Self.check().kinds
+        #expect(described.names == JobCatalog.names)
+        for kind in JobCatalog.kinds {
+            var options = described.options[kind.rawValue] ?? [:]
+            options["callback_url"] = nil
+            #expect(
+                Set(options.keys) == Set(kind.optionDescriptions.map(\.name)), "the options of \(kind) in openapi.yaml")
+            for option in kind.optionDescriptions where option.type == .choice {
+                let allowed = Set(options[option.name] ?? [])
+                #expect(Set(option.allowed).isSubset(of: allowed), "\(kind) \(option.name): \(option.allowed)")
+            }
+        }
     }
 
     /// The check can fail: a copy of the spec with planted faults (a wrong job example, a wrong inline

@@ -4,7 +4,8 @@
 Usage: openapi_check.py [--self-test] [path/to/openapi.yaml]
 
 Prints one JSON object:
-  {"routes": ["GET /jobs", ...], "problems": ["<JSON pointer>: <what is wrong>", ...]}
+  {"routes": ["GET /jobs", ...], "problems": ["<JSON pointer>: <what is wrong>", ...],
+   "kinds": {"names": ["encode", ...], "options": {"encode": {"format": ["m4a", ...], ...}, ...}}}
 - the document is validated as OpenAPI 3.1 (openapi-spec-validator);
 - every example of a media type, parameter or header (inline `example`, or `examples` entries, `$ref`s to
   `#/components/examples/...` followed) is validated against its schema as JSON Schema draft 2020-12, with
@@ -195,6 +196,27 @@ def routes(document):
     return sorted(found)
 
 
+def kinds(document):
+    """What the document says about job kinds: the `kind` path parameter's values, and for each kind the
+    query options whose `x-kinds` name it, each with the values its schema allows (`$ref`s followed)."""
+    operation = (document.get("paths") or {}).get("/jobs/{kind}", {}).get("post", {})
+    names = []
+    options = {}
+    for parameter in operation.get("parameters", []):
+        if "$ref" in parameter:
+            parameter = resolve_local(document, parameter["$ref"]) or {}
+        if parameter.get("name") == "kind" and parameter.get("in") == "path":
+            names = parameter.get("schema", {}).get("enum", [])
+        if parameter.get("in") != "query" or "x-kinds" not in parameter:
+            continue
+        schema = parameter.get("schema", {})
+        if "$ref" in schema:
+            schema = resolve_local(document, schema["$ref"]) or {}
+        for kind in parameter["x-kinds"]:
+            options.setdefault(kind, {})[parameter["name"]] = schema.get("enum", [])
+    return {"names": names, "options": options}
+
+
 def check(document):
     problems = []
     odd = not_json(document)
@@ -203,7 +225,7 @@ def check(document):
         document = json.loads(json.dumps(document, default=str))
     problems += spec_problems(document)
     problems += example_problems(document)
-    return {"routes": routes(document), "problems": problems}
+    return {"routes": routes(document), "problems": problems, "kinds": kinds(document)}
 
 
 def plant_faults(document):

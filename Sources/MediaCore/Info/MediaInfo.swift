@@ -16,6 +16,13 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     public var tags: [String: String]?
     public var tracks: [Track]
 
+    enum CodingKeys: String, CodingKey {
+        case container, duration, size, tags, tracks
+        case formatName = "format_name"
+        case majorBrand = "major_brand"
+        case bitRate = "bit_rate"
+    }
+
     public init(
         container: String, formatName: String, majorBrand: String? = nil, duration: Double? = nil,
         bitRate: Int? = nil, size: Int64, tags: [String: String]? = nil, tracks: [Track]
@@ -64,6 +71,21 @@ public struct MediaInfo: Codable, Sendable, Equatable {
         public var skipped: String?
         /// Samples of encoder delay a decoder trims at the start (AAC priming), when the container says.
         public var primingSamples: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case index, kind, codec, profile, duration, language, channels, width, height, rotation, disposition
+            case output, skipped
+            case codecTag = "codec_tag"
+            case bitRate = "bit_rate"
+            case startTime = "start_time"
+            case frameCount = "frame_count"
+            case sampleRate = "sample_rate"
+            case channelLayout = "channel_layout"
+            case frameRate = "frame_rate"
+            case pixelFormat = "pixel_format"
+            case sampleAspectRatio = "sample_aspect_ratio"
+            case primingSamples = "priming_samples"
+        }
 
         public init(index: Int, kind: String, codec: String) {
             self.index = index

@@ -27,6 +27,14 @@ public struct DecodeJob: Sendable {
             self.sampleFormat = sampleFormat
         }
 
+        /// Decodes stored options with the defaults and checks of `init(parsing:)`.
+        public init(from decoder: Swift.Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            format = try container.decodeIfPresent(Format.self, forKey: .format) ?? .wav
+            sampleFormat = try container.decodeIfPresent(SampleFormat.self, forKey: .sampleFormat) ?? .s16le
+            try validate()
+        }
+
         /// Reads `format` and `sample_format`.
         public init(parsing values: [String: String]) throws {
             var reader = OptionReader(values)

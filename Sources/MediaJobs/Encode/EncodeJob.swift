@@ -58,6 +58,17 @@ public struct EncodeJob: Sendable {
             self.format = format
         }
 
+        /// Decodes stored options with the defaults and range checks of `init(parsing:)`.
+        public init(from decoder: Swift.Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            sampleRate = try container.decodeIfPresent(Int.self, forKey: .sampleRate)
+            channels = try container.decodeIfPresent(Int.self, forKey: .channels)
+            sampleFormat = try container.decodeIfPresent(SampleFormat.self, forKey: .sampleFormat)
+            bitrate = try container.decodeIfPresent(Int.self, forKey: .bitrate) ?? 96000
+            format = try container.decodeIfPresent(Format.self, forKey: .format) ?? .m4a
+            try validate()
+        }
+
         /// Reads `sample_rate`, `channels`, `sample_format`, `bitrate` (e.g. `96k`) and `format`.
         public init(parsing values: [String: String]) throws {
             var reader = OptionReader(values)

@@ -25,6 +25,14 @@ public struct MuxJob: Sendable {
             self.fps = fps
         }
 
+        /// Decodes stored options with the defaults `init(parsing:)` applies.
+        public init(from decoder: Swift.Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let defaults = Options()
+            format = try container.decodeIfPresent(ContainerFormat.self, forKey: .format) ?? defaults.format
+            fps = try container.decodeIfPresent(FrameRate.self, forKey: .fps) ?? defaults.fps
+        }
+
         /// Reads `format` and `fps`; any other key is an error.
         public init(parsing values: [String: String]) throws {
             var reader = OptionReader(values)

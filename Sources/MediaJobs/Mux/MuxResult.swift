@@ -13,6 +13,14 @@ public struct MuxResult: JobResult, Equatable {
     /// The length of the longest track, in seconds.
     public var durationSeconds: Double
 
+    enum CodingKeys: String, CodingKey {
+        case outputs, warnings, format
+        case videoCodec = "video_codec"
+        case videoFrames = "video_frames"
+        case audioFrames = "audio_frames"
+        case durationSeconds = "duration_seconds"
+    }
+
     public init(
         outputs: [String], warnings: [String], format: String, videoCodec: String?, videoFrames: Int,
         audioFrames: Int, durationSeconds: Double

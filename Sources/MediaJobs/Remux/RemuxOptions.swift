@@ -33,6 +33,12 @@ extension RemuxJob {
             self.start = start
             self.end = end
             self.fps = fps
+            for (name, seconds) in [("start", start), ("end", end)] {
+                if let seconds, !(0...OptionReader.maximumSeconds).contains(seconds) {
+                    throw MediaError(
+                        .invalidOption, "\(name) (\(seconds)) is outside 0…\(Int(OptionReader.maximumSeconds)) seconds")
+                }
+            }
             if !format.isISOBaseMedia && (faststart == true || fragmented) {
                 throw MediaError(.invalidOption, "faststart and fragmented apply to mp4, mov and m4a, not \(format)")
             }
@@ -42,6 +48,19 @@ extension RemuxJob {
             if let start, let end, end <= start {
                 throw MediaError(.invalidOption, "end (\(end)) must be after start (\(start))")
             }
+        }
+
+        /// Decodes stored options through the same defaults and checks as `init(parsing:)`.
+        public init(from decoder: Swift.Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            try self.init(
+                format: container.decodeIfPresent(ContainerFormat.self, forKey: .format) ?? .mp4,
+                faststart: container.decodeIfPresent(Bool.self, forKey: .faststart),
+                fragmented: container.decodeIfPresent(Bool.self, forKey: .fragmented) ?? false,
+                tracks: container.decodeIfPresent(TrackSelection.self, forKey: .tracks) ?? .all,
+                start: container.decodeIfPresent(Double.self, forKey: .start),
+                end: container.decodeIfPresent(Double.self, forKey: .end),
+                fps: container.decodeIfPresent(FrameRate.self, forKey: .fps))
         }
 
         /// Parses string options as the CLI and HTTP API receive them.

@@ -10,6 +10,12 @@ public struct RemuxResult: JobResult, Equatable {
     /// Where the output really ends in the input's timeline (a keyframe or the end), when `end` was given.
     public var cutEnd: Double?
 
+    enum CodingKeys: String, CodingKey {
+        case outputs, warnings, muxer, tracks
+        case cutStart = "cut_start"
+        case cutEnd = "cut_end"
+    }
+
     /// One track of the output.
     public struct Track: Codable, Sendable, Equatable {
         public var inputIndex: Int
@@ -17,5 +23,11 @@ public struct RemuxResult: JobResult, Equatable {
         public var kind: String
         public var codec: String
         public var packets: Int
+
+        enum CodingKeys: String, CodingKey {
+            case kind, codec, packets
+            case inputIndex = "input_index"
+            case outputIndex = "output_index"
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import MediaCore
+import MediaJobs
 import NIOCore
 import NIOHTTP1
 
@@ -27,12 +28,12 @@ extension MediaService {
         var callback = values.removeValue(forKey: "callback_url")
         if let callback { _ = try configuration.webhooks.check(callback) }
         let multipart = try MultipartBoundary(request.head.headers)
-        if multipart == nil { _ = try JobSpec.options(for: kind, values) }
+        if multipart == nil { _ = try options(kind, values) }
 
         var received: [String: UploadReceiver.Part] = [:]
         if let boundary = multipart?.boundary {
             let form = try await uploads.receiveMultipart(
-                request.body, boundary: boundary, fileParts: JobSpec.partNames(for: kind))
+                request.body, boundary: boundary, fileParts: kind.inputs.map(\.name))
             received = form.files
             for (key, value) in form.fields {
                 guard values[key] == nil else {
@@ -48,11 +49,11 @@ extension MediaService {
             received[try await rawPartName(kind, file)] = UploadReceiver.Part(file: file, filename: nil)
         }
         do {
-            let options = try JobSpec.options(for: kind, values)
+            let options = try options(kind, values)
             guard !received.isEmpty else {
                 throw ServiceError(
                     .badRequest, "missing_input",
-                    "no input: send the file as the body or as part \(JobSpec.partNames(for: kind).map { "'\($0)'" }.joined(separator: " or "))"
+                    "no input: send the file as the body or as part \(kind.inputs.map { "'\($0.name)'" }.joined(separator: " or "))"
                 )
             }
             for (part, upload) in received {
@@ -61,7 +62,7 @@ extension MediaService {
             }
             if let callback { _ = try configuration.webhooks.check(callback) }
             let fingerprint = IdempotencyEntry(
-                jobID: JobStore.newID(), createdAt: Date(), kind: kind, options: options, callbackURL: callback,
+                jobID: JobStore.newID(), createdAt: Date(), options: options, callbackURL: callback,
                 inputs: Dictionary(uniqueKeysWithValues: received.map { ($0.key, $0.value.file.sha256) }))
             if let idempotency, let replay = try await replay(idempotency, fingerprint, wait: wait) {
                 await discard(received)
@@ -69,7 +70,7 @@ extension MediaService {
             }
             try await checkCapacity()
             let record = try await create(
-                kind, id: fingerprint.jobID, options: options, received: received, owner: request.caller?.name,
+                id: fingerprint.jobID, options: options, received: received, owner: request.caller?.name,
                 callbackURL: callback)
             if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
             await jobs.enqueue(record)
@@ -80,30 +81,41 @@ extension MediaService {
         }
     }
 
-    /// Raw bodies carry one input; for mux, its first bytes say whether it is the audio or the video.
-    private func rawPartName(_ kind: JobKind, _ file: UploadedFile) async throws -> String {
-        guard kind == .mux else { return "file" }
-        switch try await threadPool.runIfActive({ try InputSniffer.sniff(path: file.path) }) {
-        case .container(.adts): return "audio"
-        case .container(.h264), .container(.hevc): return "video"
-        default:
-            await threadPool.removeUpload(at: file.path)
-            throw ServiceError(
-                .unsupportedMediaType, "unsupported_format",
-                "a raw mux body must be ADTS AAC or H.264/H.265 Annex-B; send both as multipart parts 'audio' and 'video'"
-            )
+    /// The kind's options from string values; a bad one is a 400 with the engine's code.
+    private func options(_ kind: JobKind, _ values: [String: String]) throws -> JobOptions {
+        do {
+            return try kind.options(parsing: values)
+        } catch let error as MediaError {
+            throw ServiceError(error)
         }
     }
 
+    /// Raw bodies carry one input; for a kind of several parts (mux), its first bytes say which part.
+    private func rawPartName(_ kind: JobKind, _ file: UploadedFile) async throws -> String {
+        let parts = kind.inputs
+        guard parts.count > 1 else { return parts[0].name }
+        let verdict = try await threadPool.runIfActive { try InputSniffer.sniff(path: file.path) }
+        if case .container(let container) = verdict,
+            let part = parts.first(where: { $0.containers.contains(container) })
+        {
+            return part.name
+        }
+        await threadPool.removeUpload(at: file.path)
+        throw ServiceError(
+            .unsupportedMediaType, "unsupported_format",
+            "a raw \(kind) body must be \(parts.map(\.summary).joined(separator: " or ")); "
+                + "send both as multipart parts \(parts.map { "'\($0.name)'" }.joined(separator: " and "))")
+    }
+
     private func create(
-        _ kind: JobKind, id: String, options: JSONValue, received: [String: UploadReceiver.Part], owner: String?,
+        id: String, options: JobOptions, received: [String: UploadReceiver.Part], owner: String?,
         callbackURL: String?
     ) async throws -> JobRecord {
         var inputs: [String: UploadedFile] = [:]
-        for (part, upload) in received { inputs[JobSpec.inputName(forPart: part)] = upload.file }
+        for part in options.kind.inputs { inputs[part.storedName] = received[part.name]?.file }
         let sourceName = received.values.compactMap(\.filename).first.map { URL(fileURLWithPath: $0).lastPathComponent }
         let record = JobRecord(
-            id: id, kind: kind, createdAt: Date(), options: options,
+            id: id, createdAt: Date(), options: options,
             inputs: inputs.sorted { $0.key < $1.key }.map {
                 JobInput(name: $0.key, size: $0.value.size, sha256: $0.value.sha256)
             },

@@ -42,7 +42,7 @@ extension MediaService {
         do {
             let info = try await describe(file)
             await threadPool.removeUpload(at: file)
-            return .json(info, encoder: MediaJSONEncoder.make())
+            return .json(info, encoder: MediaJSON.encoder())
         } catch {
             await threadPool.removeUpload(at: file)
             throw error
@@ -60,16 +60,6 @@ extension MediaService {
             let settings = configuration.isolation
             return try await DedicatedThread.run(name: "probe") { try ProbeChild.probe(file, settings: settings) }
         }
-        return try await DedicatedThread.run(name: "probe") { try ProbeJob(input: file).run().reported() }
-    }
-}
-
-/// `MediaJSON`'s style (snake_case, sorted) as an encoder for responses.
-enum MediaJSONEncoder {
-    static func make() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
+        return try await DedicatedThread.run(name: "probe") { try JobCatalog.probe(file) }
     }
 }

@@ -19,7 +19,8 @@ public enum JobWorker {
         do {
             try limits.apply()
             message = WorkerMessage(
-                succeeded: try runJob(dataDirectory: dataDirectory, id: id, minimumFreeBytes: minimumFreeBytes))
+                succeeded: WorkerMessage.Success(
+                    job: try runJob(dataDirectory: dataDirectory, id: id, minimumFreeBytes: minimumFreeBytes)))
         } catch let error as MediaError {
             message = WorkerMessage(failed: classify(error))
         } catch {
@@ -30,7 +31,7 @@ public enum JobWorker {
     }
 
     private static func runJob(dataDirectory: String, id: String, minimumFreeBytes: Int64) throws
-        -> WorkerMessage.Success
+        -> JobExecutor.Outcome
     {
         let store = try JobStore(root: dataDirectory, minimumFreeBytes: minimumFreeBytes)
         guard let record = try store.load(id: id) else { throw MediaError(.internalError, "no job \(id) in the store") }
@@ -42,8 +43,7 @@ public enum JobWorker {
         let progress = ProgressWriter()
         let space = OutputSpaceGuard(store.watermark)
         let context = JobContext(reportProgress: { progress.report($0) }, checkResources: { try space.check() })
-        let outcome = try JobExecutor(store: store).run(record, context: context)
-        return WorkerMessage.Success(warnings: outcome.warnings, result: outcome.result)
+        return try JobExecutor(store: store).run(record, context: context)
     }
 
     /// Closes the server's sockets (client connections, the listener) that the spawn let through, so a

@@ -51,9 +51,7 @@ enum ProbeChild {
                 .resultTooLarge,
                 "the probe's report was over the \(WorkerMessageReader.maximumLineBytes)-byte limit and was dropped")
         }
-        if let success = final?.succeeded {
-            return try MediaJSON.decode(MediaInfo.self, from: JSONEncoder().encode(success.result))
-        }
+        if let info = final?.succeeded?.probe { return info }
         if let failure = final?.failed {
             throw MediaError(MediaError.Code(rawValue: failure.code), failure.message)
         }

@@ -1,5 +1,4 @@
 import Foundation
-import JobStore
 import MediaCore
 import MediaJobs
 
@@ -20,9 +19,8 @@ public enum ProbeWorker {
         let message: WorkerMessage
         do {
             try limits.apply()
-            let info = try ProbeJob(input: path).run().reported()
-            let result = try JSONDecoder().decode(JSONValue.self, from: MediaJSON.encode(info))
-            message = WorkerMessage(succeeded: WorkerMessage.Success(warnings: [], result: result))
+            let info = try JobCatalog.probe(path)
+            message = WorkerMessage(succeeded: WorkerMessage.Success(probe: info))
         } catch let error as MediaError {
             message = WorkerMessage(failed: JobWorker.classify(error))
         } catch {

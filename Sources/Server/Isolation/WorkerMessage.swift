@@ -1,19 +1,24 @@
 import Foundation
 import JobStore
+import MediaCore
 
 /// One line of JSON a worker process writes on its stdout for the server: progress while the job runs,
-/// then exactly one final line with the result or the error.
+/// then exactly one final line with the result or the error. In `JobJSON`'s style, as everything mediad
+/// writes.
 struct WorkerMessage: Codable, Sendable, Equatable {
     /// The job's progress from 0 to 1.
     var progress: Double?
-    /// Set on the final line of a job that succeeded.
+    /// Set on the final line of a job (`job`) or probe (`probe`) that succeeded.
     var succeeded: Success?
     /// Set on the final line of a job that failed.
     var failed: Failure?
 
+    /// What a worker that succeeded reports: exactly one of the two.
     struct Success: Codable, Sendable, Equatable {
-        var warnings: [String]
-        var result: JSONValue
+        /// A job's typed result and its outputs' digests.
+        var job: JobExecutor.Outcome?
+        /// A probe's description of the file, capped for reporting.
+        var probe: MediaInfo?
     }
 
     struct Failure: Codable, Sendable, Equatable {
@@ -23,13 +28,13 @@ struct WorkerMessage: Codable, Sendable, Equatable {
 
     /// The message as one line, newline included.
     func line() -> Data {
-        var data = (try? JSONEncoder().encode(self)) ?? Data("{}".utf8)
+        var data = (try? JobJSON.encoder().encode(self)) ?? Data("{}".utf8)
         data.append(UInt8(ascii: "\n"))
         return data
     }
 
     /// Parses one line; nil for anything that is not a message (a worker's stray output).
     static func parse(_ line: Data) -> WorkerMessage? {
-        try? JSONDecoder().decode(WorkerMessage.self, from: line)
+        try? JobJSON.decoder().decode(WorkerMessage.self, from: line)
     }
 }

@@ -98,9 +98,7 @@ struct WorkerSupervisor {
                     "the worker's report was over the \(WorkerMessageReader.maximumLineBytes)-byte limit and was dropped"
                 ))
         }
-        if let success = final?.succeeded {
-            return .success(JobExecutor.Outcome(warnings: success.warnings, result: success.result))
-        }
+        if let outcome = final?.succeeded?.job { return .success(outcome) }
         if let failure = final?.failed {
             return .failure(MediaError(MediaError.Code(rawValue: failure.code), failure.message))
         }

@@ -1,53 +1,70 @@
 import Foundation
 import JobStore
-import MediaCore
 import MediaJobs
 
-/// Runs the engine for one job record, synchronously, on a worker thread.
+/// Runs the engine for one job record, synchronously: in a worker process, or with `--isolation none` on
+/// a thread of the server.
 struct JobExecutor {
     let store: JobStore
 
-    /// What a successful run reports back.
-    struct Outcome: Sendable {
-        var warnings: [String]
-        var result: JSONValue
+    /// What a successful run reports back: the typed result and each output's size and SHA-256, hashed
+    /// here, right after the job wrote it, so the server never reads an output again.
+    struct Outcome: Sendable, Equatable, Encodable {
+        var result: JobResultValue
+        /// Primary output first, the others by name: the order a record lists them in.
+        var outputs: [FileDigest]
+
+        var warnings: [String] { result.warnings }
+
+        enum CodingKeys: String, CodingKey {
+            case kind, result, outputs
+        }
+
+        init(result: JobResultValue, outputs: [FileDigest]) {
+            self.result = result
+            self.outputs = outputs
+        }
+
+        func encode(to encoder: Swift.Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(result.kind, forKey: .kind)
+            try container.encode(result, forKey: .result)
+            try container.encode(outputs, forKey: .outputs)
+        }
     }
 
     func run(_ record: JobRecord, context: JobContext) throws -> Outcome {
         let id = record.id
-        let input = { (name: String) in store.inputPath(id: id, name: name) }
-        let output = try store.outputPath(
-            id: id, name: JobSpec.primaryOutput(for: record.kind, options: record.options))
-        let has = { (name: String) in record.inputs.contains { $0.name == name } }
-        switch record.kind {
-        case .remux:
-            let options = try JobSpec.decode(RemuxJob.Options.self, from: record.options)
-            return try outcome(RemuxJob(input: input("input"), output: output, options: options).run(context))
-        case .mux:
-            let options = try JobSpec.decode(MuxJob.Options.self, from: record.options)
-            let job = MuxJob(
-                audio: has("audio") ? input("audio") : nil, video: has("video") ? input("video") : nil, output: output,
-                options: options)
-            return try outcome(job.run(context))
-        case .encode:
-            let options = try JobSpec.decode(EncodeJob.Options.self, from: record.options)
-            return try outcome(EncodeJob(input: input("input"), output: output, options: options).run(context))
-        case .decode:
-            let options = try JobSpec.decode(DecodeJob.Options.self, from: record.options)
-            return try outcome(DecodeJob(input: input("input"), output: output, options: options).run(context))
-        case .demux:
-            let job = DemuxJob(input: input("input"), outputDirectory: store.outputDirectory(id: id))
-            return try outcome(job.run(context))
+        let given = Set(record.inputs.map(\.name))
+        let inputs = JobInputFiles(
+            Dictionary(
+                uniqueKeysWithValues: record.kind.inputs.filter { given.contains($0.storedName) }.map {
+                    ($0.name, store.inputPath(id: id, name: $0.storedName))
+                }))
+        let directory = store.outputDirectory(id: id)
+        let result = try record.kind.run(record.options, inputs: inputs, outputDirectory: directory, context: context)
+        let primary = try record.kind.primaryOutput(for: record.options)
+        let names = result.outputs.sorted()
+        let outputs = try (names.filter { $0 == primary } + names.filter { $0 != primary }).map {
+            try FileDigest(hashing: $0, in: directory)
         }
+        return Outcome(result: result, outputs: outputs)
     }
+}
 
-    /// The engine's result as JSON, with output paths reduced to file names (no server paths leak).
-    private func outcome<R: JobResult>(_ result: R) throws -> Outcome {
-        var json = try JSONDecoder().decode(JSONValue.self, from: MediaJSON.encode(result))
-        if case .object(var members) = json {
-            members["outputs"] = .array(result.outputs.map { .string(URL(fileURLWithPath: $0).lastPathComponent) })
-            json = .object(members)
-        }
-        return Outcome(warnings: result.warnings, result: json)
+extension JobExecutor.Outcome {
+    /// The outputs as job `id`'s record lists them, with their download urls.
+    func listedOutputs(ofJob id: String) -> [JobOutput] {
+        outputs.map { JobOutput($0, ofJob: id, contentType: OutputContentType.of($0.name)) }
+    }
+}
+
+extension JobExecutor.Outcome: Decodable {
+    /// Reads `kind` first: it says which type `result` decodes as.
+    init(from decoder: Swift.Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let kind = try container.decode(JobKind.self, forKey: .kind)
+        result = try kind.decodeResult(from: container.superDecoder(forKey: .result))
+        outputs = try container.decode([FileDigest].self, forKey: .outputs)
     }
 }

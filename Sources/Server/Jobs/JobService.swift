@@ -287,12 +287,8 @@ actor JobService {
                 records[id] = await storedRecord(id)
                 wakeAll(id)
             case (.success(let done), _):
-                guard let record = records[id] else { return }
-                let outputs = try await io { [store] in
-                    try store.describeOutputs(id: id, contentType: JobSpec.contentType(ofOutput:))
-                }
-                let primary = (try? JobSpec.primaryOutput(for: record.kind, options: record.options)) ?? ""
-                records[id]?.outputs = outputs.filter { $0.name == primary } + outputs.filter { $0.name != primary }
+                guard records[id] != nil else { return }
+                records[id]?.outputs = done.listedOutputs(ofJob: id)
                 records[id]?.warnings = done.warnings
                 records[id]?.result = done.result
                 try await finish(id, state: .succeeded, error: nil)

@@ -1,4 +1,3 @@
-import JobStore
 import MediaCore
 import MediaJobs
 
@@ -9,22 +8,9 @@ import MediaJobs
 enum InputScreen {
     /// Checks the file received for `part` of a job of `kind`.
     static func check(_ path: String, part: String, kind: JobKind) throws {
-        switch kind {
-        case .remux: _ = try InputFile.classify(path: path, accepting: RemuxJob.acceptedInputs)
-        case .demux: _ = try InputFile.classify(path: path, accepting: DemuxJob.acceptedInputs)
-        case .decode: _ = try InputFile.classify(path: path, accepting: DecodeJob.acceptedInputs)
-        case .mux:
-            _ = try InputFile.classify(
-                path: path, accepting: part == "audio" ? MuxJob.acceptedAudio : MuxJob.acceptedVideo)
-        case .encode:
-            // Raw PCM has no signature: anything that is not another recognised container may be PCM.
-            switch try InputSniffer.sniff(path: path) {
-            case .empty: throw MediaError(.emptyInput, "the input file is empty")
-            case .container(.wav), .unrecognized: return
-            case .container(let container):
-                throw MediaError(
-                    .unsupportedFormat, "the input is \(container.displayName); encode takes raw PCM or WAV")
-            }
+        guard let input = kind.inputs.first(where: { $0.name == part }) else {
+            throw MediaError(.internalError, "\(kind) takes no part '\(part)'")
         }
+        try input.screen(path, for: kind)
     }
 }

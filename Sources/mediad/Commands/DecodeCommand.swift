@@ -20,10 +20,10 @@ struct DecodeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The output file.")
     var output: String
 
-    @Option(help: "wav or pcm (default: from the output's extension: .wav, .pcm or .raw).")
+    @Option(help: .option(DecodeJob.Options.description(of: "format"), defaultFromOutput: true))
     var format: String?
 
-    @Option(help: "s16le, s16be, s24le, s32le, f32le, f64le or u8 (default s16le; WAV takes little-endian only).")
+    @Option(help: .option(DecodeJob.Options.description(of: "sample_format")))
     var sampleFormat: String?
 
     @Flag(help: "Print the result as JSON.")

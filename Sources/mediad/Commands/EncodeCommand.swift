@@ -23,19 +23,19 @@ struct EncodeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The output file.")
     var output: String
 
-    @Option(help: "m4a, adts, mp4 or wav (default: from the output's extension: .m4a, .aac, .mp4, .wav).")
+    @Option(help: .option(EncodeJob.Options.description(of: "format"), defaultFromOutput: true))
     var format: String?
 
-    @Option(help: "Raw PCM sample rate in Hz, 8000–192000 (default 44100).")
+    @Option(help: .option(EncodeJob.Options.description(of: "sample_rate")))
     var sampleRate: String?
 
-    @Option(help: "Raw PCM channel count, 1–8 (default 2).")
+    @Option(help: .option(EncodeJob.Options.description(of: "channels")))
     var channels: String?
 
-    @Option(help: "Raw PCM sample format: s16le, s16be, s24le, s32le, f32le, f64le, u8 (default s16le).")
+    @Option(help: .option(EncodeJob.Options.description(of: "sample_format")))
     var sampleFormat: String?
 
-    @Option(help: "AAC bit rate, e.g. 96k or 128000 (default 96k).")
+    @Option(help: .option(EncodeJob.Options.description(of: "bitrate")))
     var bitrate: String?
 
     @Flag(help: "Print the result as JSON.")

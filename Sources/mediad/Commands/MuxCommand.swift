@@ -26,10 +26,10 @@ struct MuxCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The output file.")
     var output: String
 
-    @Option(help: "mp4, m4a, mov, mkv, asf, flv or ts (default: from the output's extension).")
+    @Option(help: .option(MuxJob.Options.description(of: "format"), defaultFromOutput: true))
     var format: String?
 
-    @Option(help: "Video frames per second: 25, 29.97 or 30000/1001 (default 25).")
+    @Option(help: .option(MuxJob.Options.description(of: "fps")))
     var fps: String?
 
     @Flag(help: "Print the result as JSON.")

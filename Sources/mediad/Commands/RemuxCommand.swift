@@ -24,25 +24,25 @@ struct RemuxCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The output file.")
     var output: String
 
-    @Option(help: "mp4, mov, m4a, mkv, ts, flv or asf (default: from the output's extension).")
+    @Option(help: .option(RemuxJob.Options.description(of: "format"), defaultFromOutput: true))
     var format: String?
 
-    @Flag(inversion: .prefixedNo, help: "Put the moov box before the media data (mp4/mov/m4a; default on).")
+    @Flag(inversion: .prefixedNo, help: .option(RemuxJob.Options.description(of: "faststart")))
     var faststart: Bool?
 
-    @Flag(help: "Write fragmented MP4 (mp4/mov/m4a).")
+    @Flag(help: .option(RemuxJob.Options.description(of: "fragmented")))
     var fragmented = false
 
-    @Option(help: "all, audio or video.")
+    @Option(help: .option(RemuxJob.Options.description(of: "tracks")))
     var tracks: String?
 
-    @Option(help: "Start at the last keyframe at or before this many seconds.")
+    @Option(help: .option(RemuxJob.Options.description(of: "start")))
     var start: String?
 
-    @Option(help: "End at the first keyframe at or after this many seconds.")
+    @Option(help: .option(RemuxJob.Options.description(of: "end")))
     var end: String?
 
-    @Option(help: "Frame rate for raw H.264/H.265 input, which has no timestamps (default 25).")
+    @Option(help: .option(RemuxJob.Options.description(of: "fps")))
     var fps: String?
 
     @Flag(help: "Print the result (tracks, cut points, warnings) as JSON.")

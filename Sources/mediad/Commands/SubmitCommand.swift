@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaJobs
 import Server
 
 struct SubmitCommand: AsyncParsableCommand {
@@ -21,9 +22,11 @@ struct SubmitCommand: AsyncParsableCommand {
                 --option bitrate=128k --idempotency-key "$CI_JOB_ID-voice"
             """)
 
-    static let kinds = ["encode", "decode", "mux", "demux", "remux"]
+    static let kinds = JobCatalog.names
 
-    @Argument(help: "The job kind: encode, decode, mux, demux or remux.")
+    @Argument(
+        help: ArgumentHelp(
+            "The job kind: \(JobCatalog.names.dropLast().joined(separator: ", ")) or \(JobCatalog.names.last!)."))
     var kind: String
 
     @Argument(help: "The input file.")

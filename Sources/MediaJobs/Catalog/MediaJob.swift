@@ -1,0 +1,60 @@
+import Foundation
+import MediaCore
+
+/// One kind of job (remux, mux, …): everything the command line, the HTTP API, the worker, upload
+/// screening and the API description need to know about it, in one place.
+///
+/// A kind is a type whose static members describe it; `JobKind` names it and `JobCatalog` lists every kind.
+/// Whoever runs jobs goes through the catalog, so adding a kind never touches a `switch` elsewhere.
+public protocol MediaJob: Sendable {
+    /// The kind's options after defaults; validated when parsed and when decoded.
+    associatedtype Options: JobOptionSet
+    /// What a run reports.
+    associatedtype Result: JobResult
+
+    /// The kind's name in URLs (`POST /jobs/remux`), job records and the command line.
+    static var name: String { get }
+    /// The upload parts the kind takes, and what each may hold.
+    static var inputs: [JobInputPart] { get }
+    /// The primary output's file name for these options, e.g. `output.mkv`.
+    static func primaryOutput(for options: Options) -> String
+    /// Runs the job on the calling thread: reads the parts given in `inputs` and writes every output into
+    /// `outputDirectory`, the primary one under `primaryOutput(for:)`.
+    static func run(
+        _ options: Options, inputs: JobInputFiles, outputDirectory: String, context: JobContext
+    ) throws -> Result
+}
+
+extension MediaJob {
+    /// The kind as a value.
+    public static var kind: JobKind { JobKind(Self.self) }
+
+    static var optionDescriptions: [OptionDescription] { Options.descriptions }
+
+    static func parseOptions(_ values: [String: String]) throws -> JobOptions {
+        JobOptions(try Options(parsing: values), kind: kind)
+    }
+
+    static func decodeOptions(from decoder: Swift.Decoder) throws -> JobOptions {
+        JobOptions(try Options(from: decoder), kind: kind)
+    }
+
+    static func decodeResult(from decoder: Swift.Decoder) throws -> JobResultValue {
+        JobResultValue(try Result(from: decoder), kind: kind)
+    }
+
+    static func primaryOutput(for options: JobOptions) throws -> String {
+        primaryOutput(for: try options.typed(Options.self))
+    }
+
+    /// Runs the job and names its outputs by file name, so no path of the machine that ran it reaches a
+    /// record.
+    static func run(
+        _ options: JobOptions, inputs: JobInputFiles, outputDirectory: String, context: JobContext
+    ) throws -> JobResultValue {
+        var result = try run(
+            try options.typed(Options.self), inputs: inputs, outputDirectory: outputDirectory, context: context)
+        result.outputs = result.outputs.map { URL(fileURLWithPath: $0).lastPathComponent }
+        return JobResultValue(result, kind: kind)
+    }
+}

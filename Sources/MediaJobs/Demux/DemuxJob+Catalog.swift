@@ -1,0 +1,35 @@
+import MediaCore
+
+extension DemuxJob: MediaJob {
+    public static let name = "demux"
+
+    public static let inputs = [
+        JobInputPart(
+            "file", accepting: acceptedInputs, policy: .streamCopy, summary: "an MP4-family file")
+    ]
+
+    /// `info.json`: the one output every demux writes, whatever tracks the input has.
+    public static func primaryOutput(for options: Options) -> String { infoFileName }
+
+    public static func run(
+        _ options: Options, inputs: JobInputFiles, outputDirectory: String, context: JobContext
+    ) throws -> DemuxResult {
+        try DemuxJob(input: inputs.path(of: "file"), outputDirectory: outputDirectory).run(context)
+    }
+
+    /// Demux takes no options.
+    public struct Options: JobOptionSet {
+        public static let descriptions: [OptionDescription] = []
+
+        public init() {}
+
+        /// Accepts no key.
+        public init(parsing values: [String: String]) throws {
+            try OptionReader(values).finish()
+        }
+    }
+}
+
+extension JobKind {
+    public static let demux = DemuxJob.kind
+}

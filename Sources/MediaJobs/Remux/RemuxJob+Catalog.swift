@@ -1,0 +1,40 @@
+import MediaCore
+
+extension RemuxJob: MediaJob {
+    public static let name = "remux"
+
+    public static let inputs = [
+        JobInputPart(
+            "file", accepting: acceptedInputs, policy: .streamCopy,
+            summary: "an MP4-family, Matroska, MPEG-TS, FLV or ASF file")
+    ]
+
+    public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }
+
+    public static func run(
+        _ options: Options, inputs: JobInputFiles, outputDirectory: String, context: JobContext
+    ) throws -> RemuxResult {
+        let output = outputDirectory + "/" + primaryOutput(for: options)
+        return try RemuxJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
+    }
+}
+
+extension RemuxJob.Options: JobOptionSet {
+    public static let descriptions: [OptionDescription] = [
+        .choice("format", of: ContainerFormat.self, default: .mp4, help: "The container to write."),
+        OptionDescription(
+            "faststart", .boolean,
+            help: "Put the moov box before the media data (mp4, mov and m4a; on by default for them)."),
+        OptionDescription(
+            "fragmented", .boolean, default: "false", help: "Write fragmented MP4: moof/mdat pairs (mp4, mov, m4a)."),
+        .choice("tracks", of: RemuxJob.TrackSelection.self, default: .all, help: "Which kinds of track to keep."),
+        OptionDescription("start", .seconds, help: "Start at the last keyframe at or before this many seconds."),
+        OptionDescription("end", .seconds, help: "End at the first keyframe at or after this many seconds."),
+        OptionDescription(
+            "fps", .frameRate, help: "Frame rate of raw H.264/H.265 input, which has no timestamps (default 25)."),
+    ]
+}
+
+extension JobKind {
+    public static let remux = RemuxJob.kind
+}
