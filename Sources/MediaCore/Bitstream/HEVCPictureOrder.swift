@@ -6,8 +6,7 @@
 /// end-of-sequence NAL unit.
 public struct HEVCPictureOrder: PictureOrderParser {
     private var videoSets: Set<Int> = []
-    private var sequenceSets: [Int: HEVCSPS] = [:]
-    private var pictureSets: [Int: HEVCPPS] = [:]
+    private var parameterSets = ParameterSetTable<HEVCSPS, HEVCPPS>(codec: "H.265")
     private var pictureCount = 0
     private var afterEndOfSequence = false
     private var prevTid0Msb = 0
@@ -27,11 +26,9 @@ public struct HEVCPictureOrder: PictureOrderParser {
             case 32:
                 videoSets.insert(try HEVCVPS(rbsp: AnnexB.rbsp(bytes, unit)).id)
             case 33:
-                let sps = try HEVCSPS(rbsp: AnnexB.rbsp(bytes, unit))
-                sequenceSets[sps.id] = sps
+                parameterSets.add(sequenceSet: try HEVCSPS(rbsp: AnnexB.rbsp(bytes, unit)))
             case 34:
-                let pps = try HEVCPPS(rbsp: AnnexB.rbsp(bytes, unit))
-                pictureSets[pps.id] = pps
+                parameterSets.add(pictureSet: try HEVCPPS(rbsp: AnnexB.rbsp(bytes, unit)))
             case 36:
                 afterEndOfSequence = true
             case 0...9, 16...21:
@@ -48,16 +45,7 @@ public struct HEVCPictureOrder: PictureOrderParser {
     private mutating func order(of rbsp: [UInt8]) throws -> PictureOrder {
         var activeSPS: HEVCSPS? = nil
         let slice = try HEVCSliceHeader(rbsp: rbsp) { ppsID in
-            guard let pps = pictureSets[ppsID] else {
-                throw MediaError(
-                    .missingParameterSets, "an H.265 slice refers to picture parameter set \(ppsID), which was not sent"
-                )
-            }
-            guard let sps = sequenceSets[pps.spsID] else {
-                throw MediaError(
-                    .missingParameterSets,
-                    "an H.265 slice refers to sequence parameter set \(pps.spsID), which was not sent")
-            }
+            let (pps, sps) = try parameterSets.sets(forPPS: ppsID)
             guard videoSets.contains(sps.vpsID) else {
                 throw MediaError(
                     .missingParameterSets,
@@ -72,16 +60,11 @@ public struct HEVCPictureOrder: PictureOrderParser {
         let isIDROrBLA = (16...20).contains(type)
         let noRaslOutput = isIRAP && (isIDROrBLA || pictureCount == 0 || afterEndOfSequence)
         let lsb = slice.pocLsb
-        var msb = 0
-        if !noRaslOutput {
-            let maxLsb = 1 << sps.log2MaxPOCLsb
-            msb = prevTid0Msb
-            if lsb < prevTid0Lsb && prevTid0Lsb - lsb >= maxLsb / 2 {
-                msb += maxLsb
-            } else if lsb > prevTid0Lsb && lsb - prevTid0Lsb > maxLsb / 2 {
-                msb -= maxLsb
-            }
-        }
+        let msb =
+            noRaslOutput
+            ? 0
+            : PictureOrder.mostSignificantPart(
+                lsb: lsb, maxLsb: 1 << sps.log2MaxPOCLsb, previousLsb: prevTid0Lsb, previousMsb: prevTid0Msb)
         let isLeading = (6...9).contains(type)
         let isSubLayerNonReference = type <= 14 && type % 2 == 0
         if slice.temporalID == 0 && !isLeading && !isSubLayerNonReference {
