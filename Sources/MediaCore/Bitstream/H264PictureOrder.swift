@@ -1,6 +1,6 @@
 /// Picture order counts of an H.264 stream (ITU-T H.264 8.2.1, types 0, 1 and 2), including the reset
 /// that memory management control operation 5 causes.
-public struct H264PictureOrder: PictureOrderParser {
+public struct H264PictureOrder: AnnexBPictureOrderParser {
     private var parameterSets = ParameterSetTable<H264SPS, H264PPS>(codec: "H.264")
     private var pictureCount = 0
 
@@ -19,35 +19,27 @@ public struct H264PictureOrder: PictureOrderParser {
     public init() {}
 
     public mutating func parse(accessUnit bytes: UnsafeBufferPointer<UInt8>) throws -> AccessUnitInfo {
-        var picture: PictureOrder? = nil
-        var disposable = true
-        for unit in AnnexB.nalUnits(in: bytes) {
-            let type = Int(bytes[unit.lowerBound] & 0x1F)
-            if type != 9 && type != 12 { disposable = false }
-            switch type {
-            case 7:
-                parameterSets.add(sequenceSet: try H264SPS(rbsp: AnnexB.rbsp(bytes, unit)))
-            case 8:
-                parameterSets.add(pictureSet: try H264PPS(rbsp: AnnexB.rbsp(bytes, unit)))
-            case 1, 2, 5:
-                if picture == nil {
-                    picture = try order(of: AnnexB.rbsp(bytes, unit, limit: AnnexB.sliceHeaderLimit))
-                }
-            default:
-                break
-            }
-        }
-        return AccessUnitInfo(picture: picture, isDisposable: disposable)
+        try walk(accessUnit: bytes)
     }
 
-    private mutating func order(of rbsp: [UInt8]) throws -> PictureOrder {
-        var activeSPS: H264SPS? = nil
-        let slice = try H264SliceHeader(rbsp: rbsp) { ppsID in
-            let (pps, sps) = try parameterSets.sets(forPPS: ppsID)
-            activeSPS = sps
-            return (pps, sps)
+    mutating func take(_ unit: Range<Int>, of bytes: UnsafeBufferPointer<UInt8>) throws -> NALUnitRole {
+        switch Int(bytes[unit.lowerBound] & 0x1F) {
+        case 7:
+            parameterSets.add(sequenceSet: try H264SPS(rbsp: AnnexB.rbsp(bytes, unit)))
+        case 8:
+            parameterSets.add(pictureSet: try H264PPS(rbsp: AnnexB.rbsp(bytes, unit)))
+        case 1, 2, 5:
+            return .slice
+        case 9, 12:
+            return .delimiterOrFiller
+        default:
+            break
         }
-        guard let sps = activeSPS else { throw MediaError(.internalError, "slice parsed without an SPS") }
+        return .other
+    }
+
+    mutating func order(ofSlice rbsp: [UInt8]) throws -> PictureOrder {
+        let (slice, sps) = try parameterSets.parseSlice { try H264SliceHeader(rbsp: rbsp, lookup: $0) }
         let (top, bottom) =
             switch sps.pocType {
             case 0: try countsType0(slice, sps)

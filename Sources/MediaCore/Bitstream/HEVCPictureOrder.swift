@@ -4,7 +4,7 @@
 /// RASL, RADL or sub-layer non-reference picture (prevTid0Pic), and reset to 0 at an IRAP picture
 /// whose NoRaslOutputFlag is 1: an IDR or BLA picture, the first picture, or a CRA picture after an
 /// end-of-sequence NAL unit.
-public struct HEVCPictureOrder: PictureOrderParser {
+public struct HEVCPictureOrder: AnnexBPictureOrderParser {
     private var videoSets: Set<Int> = []
     private var parameterSets = ParameterSetTable<HEVCSPS, HEVCPPS>(codec: "H.265")
     private var pictureCount = 0
@@ -15,46 +15,44 @@ public struct HEVCPictureOrder: PictureOrderParser {
     public init() {}
 
     public mutating func parse(accessUnit bytes: UnsafeBufferPointer<UInt8>) throws -> AccessUnitInfo {
-        var picture: PictureOrder? = nil
-        var disposable = true
-        for unit in AnnexB.nalUnits(in: bytes) where unit.count >= 2 {
-            let type = Int(bytes[unit.lowerBound] >> 1) & 0x3F
-            let layer = (Int(bytes[unit.lowerBound] & 1) << 5) | Int(bytes[unit.lowerBound + 1] >> 3)
-            if type != 35 && type != 38 { disposable = false }
-            guard layer == 0 else { continue }
-            switch type {
-            case 32:
-                videoSets.insert(try HEVCVPS(rbsp: AnnexB.rbsp(bytes, unit)).id)
-            case 33:
-                parameterSets.add(sequenceSet: try HEVCSPS(rbsp: AnnexB.rbsp(bytes, unit)))
-            case 34:
-                parameterSets.add(pictureSet: try HEVCPPS(rbsp: AnnexB.rbsp(bytes, unit)))
-            case 36:
-                afterEndOfSequence = true
-            case 0...9, 16...21:
-                if picture == nil {
-                    picture = try order(of: AnnexB.rbsp(bytes, unit, limit: AnnexB.sliceHeaderLimit))
-                }
-            default:
-                break
-            }
-        }
-        return AccessUnitInfo(picture: picture, isDisposable: disposable)
+        try walk(accessUnit: bytes)
     }
 
-    private mutating func order(of rbsp: [UInt8]) throws -> PictureOrder {
-        var activeSPS: HEVCSPS? = nil
-        let slice = try HEVCSliceHeader(rbsp: rbsp) { ppsID in
-            let (pps, sps) = try parameterSets.sets(forPPS: ppsID)
-            guard videoSets.contains(sps.vpsID) else {
-                throw MediaError(
-                    .missingParameterSets,
-                    "an H.265 slice refers to video parameter set \(sps.vpsID), which was not sent")
-            }
-            activeSPS = sps
-            return (pps, sps)
+    mutating func take(_ unit: Range<Int>, of bytes: UnsafeBufferPointer<UInt8>) throws -> NALUnitRole {
+        guard unit.count >= 2 else { return .skipped }
+        let type = Int(bytes[unit.lowerBound] >> 1) & 0x3F
+        let layer = (Int(bytes[unit.lowerBound] & 1) << 5) | Int(bytes[unit.lowerBound + 1] >> 3)
+        if type == 35 || type == 38 { return .delimiterOrFiller }
+        guard layer == 0 else { return .other }
+        switch type {
+        case 32:
+            videoSets.insert(try HEVCVPS(rbsp: AnnexB.rbsp(bytes, unit)).id)
+        case 33:
+            parameterSets.add(sequenceSet: try HEVCSPS(rbsp: AnnexB.rbsp(bytes, unit)))
+        case 34:
+            parameterSets.add(pictureSet: try HEVCPPS(rbsp: AnnexB.rbsp(bytes, unit)))
+        case 36:
+            afterEndOfSequence = true
+        case 0...9, 16...21:
+            return .slice
+        default:
+            break
         }
-        guard let sps = activeSPS else { throw MediaError(.internalError, "slice parsed without an SPS") }
+        return .other
+    }
+
+    mutating func order(ofSlice rbsp: [UInt8]) throws -> PictureOrder {
+        let (slice, sps) = try parameterSets.parseSlice { lookup in
+            try HEVCSliceHeader(rbsp: rbsp) { ppsID in
+                let (pps, sps) = try lookup(ppsID)
+                guard videoSets.contains(sps.vpsID) else {
+                    throw MediaError(
+                        .missingParameterSets,
+                        "an H.265 slice refers to video parameter set \(sps.vpsID), which was not sent")
+                }
+                return (pps, sps)
+            }
+        }
         let type = slice.nalType
         let isIRAP = (16...23).contains(type)
         let isIDROrBLA = (16...20).contains(type)

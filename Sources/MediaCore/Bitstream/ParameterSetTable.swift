@@ -36,4 +36,19 @@ struct ParameterSetTable<SPS: ParameterSet, PPS: PictureParameterSet>: Sendable 
         }
         return (pps, sps)
     }
+
+    /// Parses a slice header that looks its `pic_parameter_set_id` up through `sets(forPPS:)`, and returns it
+    /// with the sequence parameter set it activated, which the picture order count goes on to read.
+    func parseSlice<Header>(
+        _ parse: (_ lookup: (_ ppsID: Int) throws -> (PPS, SPS)) throws -> Header
+    ) throws -> (Header, SPS) {
+        var active: SPS? = nil
+        let header = try parse { ppsID in
+            let (pps, sps) = try sets(forPPS: ppsID)
+            active = sps
+            return (pps, sps)
+        }
+        guard let active else { throw MediaError(.internalError, "slice parsed without an SPS") }
+        return (header, active)
+    }
 }
