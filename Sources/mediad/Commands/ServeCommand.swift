@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Server
 
+/// `mediad serve`: runs the HTTP job service with the settings of `ServeOptions`, from flags or `MEDIAD_*`.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
