@@ -26,9 +26,10 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CMalloc"),
-        .target(name: "MediaCore", dependencies: ["CFFmpeg"]),
+        .target(name: "DurableIO"),
+        .target(name: "MediaCore", dependencies: ["CFFmpeg", "DurableIO"]),
         .target(name: "MediaJobs", dependencies: ["MediaCore"]),
-        .target(name: "JobStore", dependencies: ["MediaCore", "MediaJobs", "COpenSSL"]),
+        .target(name: "JobStore", dependencies: ["MediaCore", "MediaJobs", "COpenSSL", "DurableIO"]),
         .target(
             name: "Server",
             dependencies: [

@@ -1,23 +1,14 @@
+import DurableIO
 import Foundation
 
-/// The POSIX file operations the store is built from: full writes, fsync of files and directories,
-/// atomic replacement, directory listing and removal.
+/// The POSIX file operations the store is built from: the durable writes of `DurableFile`, failing with
+/// `StoreError`, and directory listing, creation and removal.
 ///
 /// All of it is blocking I/O, meant to run on a thread pool.
 enum FileIO {
     /// Writes every byte of `bytes` to `fd`, retrying short writes and `EINTR`.
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
-        guard var base = bytes.baseAddress else { return }
-        var remaining = bytes.count
-        while remaining > 0 {
-            let written = write(fd, base, remaining)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw StoreError.io("cannot write", path)
-            }
-            base += written
-            remaining -= written
-        }
+        try storeErrors { try DurableFile.writeAll(fd, bytes, path: path) }
     }
 
     /// Reads up to `buffer.count` bytes, retrying `EINTR`; 0 at end of file.
@@ -30,29 +21,17 @@ enum FileIO {
     }
 
     static func sync(_ fd: Int32, path: String) throws {
-        guard fsync(fd) == 0 else { throw StoreError.io("cannot fsync", path) }
+        try storeErrors { try DurableFile.sync(fd, path: path) }
     }
 
-    /// Starts writing a range of a file's dirty pages to disk without waiting for it (Linux's
-    /// `sync_file_range(SYNC_FILE_RANGE_WRITE)`), so a later `fsync` has little left to do. Only a
-    /// hint: where the call is missing or fails, `fsync` does all the work as before.
+    /// Starts writing a range of a file's dirty pages to disk without waiting (see `DurableFile`).
     static func startWriteback(_ fd: Int32, offset: Int64, length: Int64) {
-        _ = syncFileRange?(fd, offset, length, 2)  // SYNC_FILE_RANGE_WRITE
+        DurableFile.startWriteback(fd, offset: offset, length: length)
     }
-
-    /// glibc's `sync_file_range`, which the Glibc module does not import (it is a GNU extension).
-    private static let syncFileRange: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? =
-        dlsym(nil, "sync_file_range").map {
-            unsafeBitCast($0, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
-        }
 
     /// Makes a directory's entries (files created, renamed or removed in it) durable.
     static func syncDirectory(_ path: String) throws {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError.io("cannot open directory", path) }
-        defer { close(fd) }
-        // Some file systems cannot fsync a directory (EINVAL); their entries are as durable as they get.
-        guard fsync(fd) == 0 || errno == EINVAL else { throw StoreError.io("cannot fsync directory", path) }
+        try storeErrors { try DurableFile.syncDirectory(path) }
     }
 
     /// Creates a directory; an existing one is fine when `mayExist`.
@@ -66,34 +45,23 @@ enum FileIO {
         guard Foundation.rename(from, to) == 0 else { throw StoreError.io("cannot rename \(from) to", to) }
     }
 
-    /// Replaces `path` with `data` so that readers (and a crash) see the old content or the new, never a mix:
-    /// a hidden temporary file beside it is written and synced, renamed over `path`, and the directory synced.
+    /// Replaces `path` with `data` so that readers (and a crash) see the old content or the new, never a mix.
     static func writeAtomically(_ data: Data, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + "." + JobStore.newID() + ".tmp"
-        try createSynced(data, at: temporary)
-        do {
-            try rename(temporary, to: path)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        try syncDirectory(directory)
+        try storeErrors { try DurableFile.replace(path, with: data) }
     }
 
     /// Creates `path` (which must not exist) holding `data`, synced to the disk; nothing is left at `path`
-    /// when it fails. The first step of every atomic write: the file is then renamed or linked into place.
+    /// when it fails.
     static func createSynced(_ data: Data, at path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError.io("cannot create", path) }
+        try storeErrors { try DurableFile.createSynced(data, at: path) }
+    }
+
+    /// Runs durable-file steps, failing with the store's `io_error` (`insufficient_storage` when the disk is full).
+    private static func storeErrors(_ steps: () throws -> Void) throws {
         do {
-            defer { close(fd) }
-            try data.withUnsafeBytes { try writeAll(fd, $0, path: path) }
-            try sync(fd, path: path)
-        } catch {
-            unlink(path)
-            throw error
+            try steps()
+        } catch let error as FileSystemError {
+            throw StoreError.io(error.action, error.path, errno: error.errno)
         }
     }
 

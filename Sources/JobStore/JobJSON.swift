@@ -26,7 +26,8 @@ public enum JobJSON {
         return decoder
     }
 
-    /// `2026-11-22T07:30:00.123Z`: UTC, milliseconds rounded to nearest as `ISO8601DateFormatter` does.
+    /// `2026-11-22T07:30:00.123Z`: UTC, milliseconds rounded to nearest as `ISO8601DateFormatter` does. The
+    /// one RFC 3339 formatter of mediad: job records, lease events and log lines all use it.
     ///
     /// Written out by hand because every job JSON holds up to three times and creating an
     /// `ISO8601DateFormatter` (an ICU formatter underneath) for each one cost most of a

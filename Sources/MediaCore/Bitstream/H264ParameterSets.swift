@@ -1,6 +1,6 @@
 /// The fields of an H.264 sequence parameter set (ITU-T H.264 7.3.2.1.1) that slice headers and
 /// picture order counts depend on. Parsing stops before the VUI, which timing does not need.
-public struct H264SPS: Equatable, Sendable {
+public struct H264SPS: Equatable, Sendable, ParameterSet {
     public var id: Int
     public var profileIDC: Int
     public var chromaFormatIDC = 1
@@ -26,9 +26,9 @@ public struct H264SPS: Equatable, Sendable {
         try reader.skip(8)  // NAL header
         profileIDC = Int(try reader.bits(8))
         try reader.skip(16)  // constraint flags, reserved bits, level_idc
-        id = try Self.bounded(reader.ue(), 31, "seq_parameter_set_id")
+        id = try reader.ue(atMost: 31, "seq_parameter_set_id", of: "H.264")
         if Self.highProfiles.contains(profileIDC) {
-            chromaFormatIDC = try Self.bounded(reader.ue(), 3, "chroma_format_idc")
+            chromaFormatIDC = try reader.ue(atMost: 3, "chroma_format_idc", of: "H.264")
             if chromaFormatIDC == 3 { separateColourPlane = try reader.flag() }
             _ = try reader.ue()  // bit_depth_luma_minus8
             _ = try reader.ue()  // bit_depth_chroma_minus8
@@ -39,16 +39,16 @@ public struct H264SPS: Equatable, Sendable {
                 }
             }
         }
-        log2MaxFrameNum = try Self.bounded(reader.ue(), 12, "log2_max_frame_num_minus4") + 4
-        pocType = try Self.bounded(reader.ue(), 2, "pic_order_cnt_type")
+        log2MaxFrameNum = try reader.ue(atMost: 12, "log2_max_frame_num_minus4", of: "H.264") + 4
+        pocType = try reader.ue(atMost: 2, "pic_order_cnt_type", of: "H.264")
         switch pocType {
         case 0:
-            log2MaxPOCLsb = try Self.bounded(reader.ue(), 12, "log2_max_pic_order_cnt_lsb_minus4") + 4
+            log2MaxPOCLsb = try reader.ue(atMost: 12, "log2_max_pic_order_cnt_lsb_minus4", of: "H.264") + 4
         case 1:
             deltaPicOrderAlwaysZero = try reader.flag()
             offsetForNonRefPic = Int(try reader.se())
             offsetForTopToBottomField = Int(try reader.se())
-            let cycle = try Self.bounded(reader.ue(), 255, "num_ref_frames_in_pic_order_cnt_cycle")
+            let cycle = try reader.ue(atMost: 255, "num_ref_frames_in_pic_order_cnt_cycle", of: "H.264")
             for _ in 0..<cycle { offsetsForRefFrame.append(Int(try reader.se())) }
         default:
             break
@@ -73,17 +73,11 @@ public struct H264SPS: Equatable, Sendable {
         }
     }
 
-    static func bounded(_ value: UInt32, _ maximum: Int, _ field: String) throws -> Int {
-        guard value <= maximum else {
-            throw MediaError(.invalidInput, "an H.264 parameter set has \(field) = \(value) (at most \(maximum))")
-        }
-        return Int(value)
-    }
 }
 
 /// The fields of an H.264 picture parameter set (7.3.2.2) needed to parse a slice header up to
 /// `dec_ref_pic_marking()`.
-public struct H264PPS: Equatable, Sendable {
+public struct H264PPS: Equatable, Sendable, PictureParameterSet {
     public var id: Int
     public var spsID: Int
     public var bottomFieldPicOrderInFramePresent: Bool
@@ -96,14 +90,14 @@ public struct H264PPS: Equatable, Sendable {
     public init(rbsp: [UInt8]) throws {
         var reader = BitReader(rbsp: rbsp)
         try reader.skip(8)  // NAL header
-        id = try H264SPS.bounded(reader.ue(), 255, "pic_parameter_set_id")
-        spsID = try H264SPS.bounded(reader.ue(), 31, "seq_parameter_set_id")
+        id = try reader.ue(atMost: 255, "pic_parameter_set_id", of: "H.264")
+        spsID = try reader.ue(atMost: 31, "seq_parameter_set_id", of: "H.264")
         try reader.skip(1)  // entropy_coding_mode_flag
         bottomFieldPicOrderInFramePresent = try reader.flag()
-        let sliceGroups = try H264SPS.bounded(reader.ue(), 7, "num_slice_groups_minus1") + 1
+        let sliceGroups = try reader.ue(atMost: 7, "num_slice_groups_minus1", of: "H.264") + 1
         if sliceGroups > 1 { try Self.skipSliceGroupMap(&reader, groups: sliceGroups) }
-        numRefIdxL0DefaultActive = try H264SPS.bounded(reader.ue(), 31, "num_ref_idx_l0_default_active_minus1") + 1
-        numRefIdxL1DefaultActive = try H264SPS.bounded(reader.ue(), 31, "num_ref_idx_l1_default_active_minus1") + 1
+        numRefIdxL0DefaultActive = try reader.ue(atMost: 31, "num_ref_idx_l0_default_active_minus1", of: "H.264") + 1
+        numRefIdxL1DefaultActive = try reader.ue(atMost: 31, "num_ref_idx_l1_default_active_minus1", of: "H.264") + 1
         weightedPred = try reader.flag()
         weightedBipredIDC = Int(try reader.bits(2))
         _ = try reader.se()  // pic_init_qp_minus26
@@ -127,7 +121,7 @@ public struct H264PPS: Equatable, Sendable {
             try reader.skip(1)  // slice_group_change_direction_flag
             _ = try reader.ue()  // slice_group_change_rate_minus1
         case 6:
-            let units = try H264SPS.bounded(reader.ue(), 1 << 20, "pic_size_in_map_units_minus1") + 1
+            let units = try reader.ue(atMost: 1 << 20, "pic_size_in_map_units_minus1", of: "H.264") + 1
             var idBits = 0
             while (1 << idBits) < groups { idBits += 1 }
             try reader.skip(units * idBits)

@@ -1,8 +1,7 @@
 /// Picture order counts of an H.264 stream (ITU-T H.264 8.2.1, types 0, 1 and 2), including the reset
 /// that memory management control operation 5 causes.
-public struct H264PictureOrder: PictureOrderParser {
-    private var sequenceSets: [Int: H264SPS] = [:]
-    private var pictureSets: [Int: H264PPS] = [:]
+public struct H264PictureOrder: AnnexBPictureOrderParser {
+    private var parameterSets = ParameterSetTable<H264SPS, H264PPS>(codec: "H.264")
     private var pictureCount = 0
 
     // State for type 0: the previous reference picture.
@@ -20,46 +19,27 @@ public struct H264PictureOrder: PictureOrderParser {
     public init() {}
 
     public mutating func parse(accessUnit bytes: UnsafeBufferPointer<UInt8>) throws -> AccessUnitInfo {
-        var picture: PictureOrder? = nil
-        var disposable = true
-        for unit in AnnexB.nalUnits(in: bytes) {
-            let type = Int(bytes[unit.lowerBound] & 0x1F)
-            if type != 9 && type != 12 { disposable = false }
-            switch type {
-            case 7:
-                let sps = try H264SPS(rbsp: AnnexB.rbsp(bytes, unit))
-                sequenceSets[sps.id] = sps
-            case 8:
-                let pps = try H264PPS(rbsp: AnnexB.rbsp(bytes, unit))
-                pictureSets[pps.id] = pps
-            case 1, 2, 5:
-                if picture == nil {
-                    picture = try order(of: AnnexB.rbsp(bytes, unit, limit: AnnexB.sliceHeaderLimit))
-                }
-            default:
-                break
-            }
-        }
-        return AccessUnitInfo(picture: picture, isDisposable: disposable)
+        try walk(accessUnit: bytes)
     }
 
-    private mutating func order(of rbsp: [UInt8]) throws -> PictureOrder {
-        var activeSPS: H264SPS? = nil
-        let slice = try H264SliceHeader(rbsp: rbsp) { ppsID in
-            guard let pps = pictureSets[ppsID] else {
-                throw MediaError(
-                    .missingParameterSets, "an H.264 slice refers to picture parameter set \(ppsID), which was not sent"
-                )
-            }
-            guard let sps = sequenceSets[pps.spsID] else {
-                throw MediaError(
-                    .missingParameterSets,
-                    "an H.264 slice refers to sequence parameter set \(pps.spsID), which was not sent")
-            }
-            activeSPS = sps
-            return (pps, sps)
+    mutating func take(_ unit: Range<Int>, of bytes: UnsafeBufferPointer<UInt8>) throws -> NALUnitRole {
+        switch Int(bytes[unit.lowerBound] & 0x1F) {
+        case 7:
+            parameterSets.add(sequenceSet: try H264SPS(rbsp: AnnexB.rbsp(bytes, unit)))
+        case 8:
+            parameterSets.add(pictureSet: try H264PPS(rbsp: AnnexB.rbsp(bytes, unit)))
+        case 1, 2, 5:
+            return .slice
+        case 9, 12:
+            return .delimiterOrFiller
+        default:
+            break
         }
-        guard let sps = activeSPS else { throw MediaError(.internalError, "slice parsed without an SPS") }
+        return .other
+    }
+
+    mutating func order(ofSlice rbsp: [UInt8]) throws -> PictureOrder {
+        let (slice, sps) = try parameterSets.parseSlice { try H264SliceHeader(rbsp: rbsp, lookup: $0) }
         let (top, bottom) =
             switch sps.pocType {
             case 0: try countsType0(slice, sps)
@@ -88,12 +68,7 @@ public struct H264PictureOrder: PictureOrderParser {
         }
         let maxLsb = 1 << sps.log2MaxPOCLsb
         let lsb = slice.pocLsb
-        var msb = prevMsb
-        if lsb < prevLsb && prevLsb - lsb >= maxLsb / 2 {
-            msb = prevMsb + maxLsb
-        } else if lsb > prevLsb && lsb - prevLsb > maxLsb / 2 {
-            msb = prevMsb - maxLsb
-        }
+        let msb = PictureOrder.mostSignificantPart(lsb: lsb, maxLsb: maxLsb, previousLsb: prevLsb, previousMsb: prevMsb)
         let top = try Self.inRange(msb + lsb, "TopFieldOrderCnt")
         let bottom = try Self.inRange(slice.fieldPic ? msb + lsb : top + slice.deltaPOCBottom, "BottomFieldOrderCnt")
         if slice.nalRefIDC != 0 {

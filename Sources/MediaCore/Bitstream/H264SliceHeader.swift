@@ -23,8 +23,8 @@ public struct H264SliceHeader: Equatable, Sendable {
         nalRefIDC = Int(header >> 5) & 3
         isIDR = header & 0x1F == 5
         _ = try reader.ue()  // first_mb_in_slice
-        let sliceType = try H264SPS.bounded(reader.ue(), 9, "slice_type") % 5
-        let (pps, sps) = try lookup(H264SPS.bounded(reader.ue(), 255, "pic_parameter_set_id"))
+        let sliceType = try reader.ue(atMost: 9, "slice_type", of: "H.264") % 5
+        let (pps, sps) = try lookup(reader.ue(atMost: 255, "pic_parameter_set_id", of: "H.264"))
         if sps.separateColourPlane { try reader.skip(2) }  // colour_plane_id
         frameNum = Int(try reader.bits(sps.log2MaxFrameNum))
         if !sps.frameMbsOnly {
@@ -57,9 +57,9 @@ public struct H264SliceHeader: Equatable, Sendable {
         var activeL1 = pps.numRefIdxL1DefaultActive
         if sliceType == p || sliceType == sp || sliceType == b {
             if try reader.flag() {  // num_ref_idx_active_override_flag
-                activeL0 = try H264SPS.bounded(reader.ue(), 31, "num_ref_idx_l0_active_minus1") + 1
+                activeL0 = try reader.ue(atMost: 31, "num_ref_idx_l0_active_minus1", of: "H.264") + 1
                 if sliceType == b {
-                    activeL1 = try H264SPS.bounded(reader.ue(), 31, "num_ref_idx_l1_active_minus1") + 1
+                    activeL1 = try reader.ue(atMost: 31, "num_ref_idx_l1_active_minus1", of: "H.264") + 1
                 }
             }
         }

@@ -11,7 +11,7 @@ public struct HEVCVPS: Equatable, Sendable {
 
 /// The fields of an H.265 sequence parameter set (7.3.2.2) that a slice header needs up to its picture
 /// order count.
-public struct HEVCSPS: Equatable, Sendable {
+public struct HEVCSPS: Equatable, Sendable, ParameterSet {
     public var id: Int
     public var vpsID: Int
     public var separateColourPlane = false
@@ -24,8 +24,8 @@ public struct HEVCSPS: Equatable, Sendable {
         let maxSubLayersMinus1 = Int(try reader.bits(3))
         try reader.skip(1)  // sps_temporal_id_nesting_flag
         try Self.skipProfileTierLevel(&reader, maxSubLayersMinus1: maxSubLayersMinus1)
-        id = try Self.bounded(reader.ue(), 15, "sps_seq_parameter_set_id")
-        let chromaFormatIDC = try Self.bounded(reader.ue(), 3, "chroma_format_idc")
+        id = try reader.ue(atMost: 15, "sps_seq_parameter_set_id", of: "H.265")
+        let chromaFormatIDC = try reader.ue(atMost: 3, "chroma_format_idc", of: "H.265")
         if chromaFormatIDC == 3 { separateColourPlane = try reader.flag() }
         _ = try reader.ue()  // pic_width_in_luma_samples
         _ = try reader.ue()  // pic_height_in_luma_samples
@@ -34,7 +34,7 @@ public struct HEVCSPS: Equatable, Sendable {
         }
         _ = try reader.ue()  // bit_depth_luma_minus8
         _ = try reader.ue()  // bit_depth_chroma_minus8
-        log2MaxPOCLsb = try Self.bounded(reader.ue(), 12, "log2_max_pic_order_cnt_lsb_minus4") + 4
+        log2MaxPOCLsb = try reader.ue(atMost: 12, "log2_max_pic_order_cnt_lsb_minus4", of: "H.265") + 4
     }
 
     /// Skips profile_tier_level(1, maxSubLayersMinus1) (7.3.3).
@@ -53,16 +53,10 @@ public struct HEVCSPS: Equatable, Sendable {
         }
     }
 
-    static func bounded(_ value: UInt32, _ maximum: Int, _ field: String) throws -> Int {
-        guard value <= maximum else {
-            throw MediaError(.invalidInput, "an H.265 parameter set has \(field) = \(value) (at most \(maximum))")
-        }
-        return Int(value)
-    }
 }
 
 /// The fields of an H.265 picture parameter set (7.3.2.3) that come before a slice's picture order count.
-public struct HEVCPPS: Equatable, Sendable {
+public struct HEVCPPS: Equatable, Sendable, PictureParameterSet {
     public var id: Int
     public var spsID: Int
     public var outputFlagPresent: Bool
@@ -71,8 +65,8 @@ public struct HEVCPPS: Equatable, Sendable {
     public init(rbsp: [UInt8]) throws {
         var reader = BitReader(rbsp: rbsp)
         try reader.skip(16)  // NAL header
-        id = try HEVCSPS.bounded(reader.ue(), 63, "pps_pic_parameter_set_id")
-        spsID = try HEVCSPS.bounded(reader.ue(), 15, "pps_seq_parameter_set_id")
+        id = try reader.ue(atMost: 63, "pps_pic_parameter_set_id", of: "H.265")
+        spsID = try reader.ue(atMost: 15, "pps_seq_parameter_set_id", of: "H.265")
         try reader.skip(1)  // dependent_slice_segments_enabled_flag
         outputFlagPresent = try reader.flag()
         numExtraSliceHeaderBits = Int(try reader.bits(3))

@@ -4,10 +4,9 @@
 /// RASL, RADL or sub-layer non-reference picture (prevTid0Pic), and reset to 0 at an IRAP picture
 /// whose NoRaslOutputFlag is 1: an IDR or BLA picture, the first picture, or a CRA picture after an
 /// end-of-sequence NAL unit.
-public struct HEVCPictureOrder: PictureOrderParser {
+public struct HEVCPictureOrder: AnnexBPictureOrderParser {
     private var videoSets: Set<Int> = []
-    private var sequenceSets: [Int: HEVCSPS] = [:]
-    private var pictureSets: [Int: HEVCPPS] = [:]
+    private var parameterSets = ParameterSetTable<HEVCSPS, HEVCPPS>(codec: "H.265")
     private var pictureCount = 0
     private var afterEndOfSequence = false
     private var prevTid0Msb = 0
@@ -16,72 +15,54 @@ public struct HEVCPictureOrder: PictureOrderParser {
     public init() {}
 
     public mutating func parse(accessUnit bytes: UnsafeBufferPointer<UInt8>) throws -> AccessUnitInfo {
-        var picture: PictureOrder? = nil
-        var disposable = true
-        for unit in AnnexB.nalUnits(in: bytes) where unit.count >= 2 {
-            let type = Int(bytes[unit.lowerBound] >> 1) & 0x3F
-            let layer = (Int(bytes[unit.lowerBound] & 1) << 5) | Int(bytes[unit.lowerBound + 1] >> 3)
-            if type != 35 && type != 38 { disposable = false }
-            guard layer == 0 else { continue }
-            switch type {
-            case 32:
-                videoSets.insert(try HEVCVPS(rbsp: AnnexB.rbsp(bytes, unit)).id)
-            case 33:
-                let sps = try HEVCSPS(rbsp: AnnexB.rbsp(bytes, unit))
-                sequenceSets[sps.id] = sps
-            case 34:
-                let pps = try HEVCPPS(rbsp: AnnexB.rbsp(bytes, unit))
-                pictureSets[pps.id] = pps
-            case 36:
-                afterEndOfSequence = true
-            case 0...9, 16...21:
-                if picture == nil {
-                    picture = try order(of: AnnexB.rbsp(bytes, unit, limit: AnnexB.sliceHeaderLimit))
-                }
-            default:
-                break
-            }
-        }
-        return AccessUnitInfo(picture: picture, isDisposable: disposable)
+        try walk(accessUnit: bytes)
     }
 
-    private mutating func order(of rbsp: [UInt8]) throws -> PictureOrder {
-        var activeSPS: HEVCSPS? = nil
-        let slice = try HEVCSliceHeader(rbsp: rbsp) { ppsID in
-            guard let pps = pictureSets[ppsID] else {
-                throw MediaError(
-                    .missingParameterSets, "an H.265 slice refers to picture parameter set \(ppsID), which was not sent"
-                )
-            }
-            guard let sps = sequenceSets[pps.spsID] else {
-                throw MediaError(
-                    .missingParameterSets,
-                    "an H.265 slice refers to sequence parameter set \(pps.spsID), which was not sent")
-            }
-            guard videoSets.contains(sps.vpsID) else {
-                throw MediaError(
-                    .missingParameterSets,
-                    "an H.265 slice refers to video parameter set \(sps.vpsID), which was not sent")
-            }
-            activeSPS = sps
-            return (pps, sps)
+    mutating func take(_ unit: Range<Int>, of bytes: UnsafeBufferPointer<UInt8>) throws -> NALUnitRole {
+        guard unit.count >= 2 else { return .skipped }
+        let type = Int(bytes[unit.lowerBound] >> 1) & 0x3F
+        let layer = (Int(bytes[unit.lowerBound] & 1) << 5) | Int(bytes[unit.lowerBound + 1] >> 3)
+        if type == 35 || type == 38 { return .delimiterOrFiller }
+        guard layer == 0 else { return .other }
+        switch type {
+        case 32:
+            videoSets.insert(try HEVCVPS(rbsp: AnnexB.rbsp(bytes, unit)).id)
+        case 33:
+            parameterSets.add(sequenceSet: try HEVCSPS(rbsp: AnnexB.rbsp(bytes, unit)))
+        case 34:
+            parameterSets.add(pictureSet: try HEVCPPS(rbsp: AnnexB.rbsp(bytes, unit)))
+        case 36:
+            afterEndOfSequence = true
+        case 0...9, 16...21:
+            return .slice
+        default:
+            break
         }
-        guard let sps = activeSPS else { throw MediaError(.internalError, "slice parsed without an SPS") }
+        return .other
+    }
+
+    mutating func order(ofSlice rbsp: [UInt8]) throws -> PictureOrder {
+        let (slice, sps) = try parameterSets.parseSlice { lookup in
+            try HEVCSliceHeader(rbsp: rbsp) { ppsID in
+                let (pps, sps) = try lookup(ppsID)
+                guard videoSets.contains(sps.vpsID) else {
+                    throw MediaError(
+                        .missingParameterSets,
+                        "an H.265 slice refers to video parameter set \(sps.vpsID), which was not sent")
+                }
+                return (pps, sps)
+            }
+        }
         let type = slice.nalType
         let isIRAP = (16...23).contains(type)
         let isIDROrBLA = (16...20).contains(type)
         let noRaslOutput = isIRAP && (isIDROrBLA || pictureCount == 0 || afterEndOfSequence)
         let lsb = slice.pocLsb
-        var msb = 0
-        if !noRaslOutput {
-            let maxLsb = 1 << sps.log2MaxPOCLsb
-            msb = prevTid0Msb
-            if lsb < prevTid0Lsb && prevTid0Lsb - lsb >= maxLsb / 2 {
-                msb += maxLsb
-            } else if lsb > prevTid0Lsb && lsb - prevTid0Lsb > maxLsb / 2 {
-                msb -= maxLsb
-            }
-        }
+        let msb =
+            noRaslOutput
+            ? 0
+            : PictureOrder.mostSignificantPart(
+                lsb: lsb, maxLsb: 1 << sps.log2MaxPOCLsb, previousLsb: prevTid0Lsb, previousMsb: prevTid0Msb)
         let isLeading = (6...9).contains(type)
         let isSubLayerNonReference = type <= 14 && type % 2 == 0
         if slice.temporalID == 0 && !isLeading && !isSubLayerNonReference {

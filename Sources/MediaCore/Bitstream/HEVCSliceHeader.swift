@@ -15,7 +15,7 @@ public struct HEVCSliceHeader: Equatable, Sendable {
             throw MediaError(.invalidInput, "an H.265 picture starts without its first slice segment")
         }
         if (16...23).contains(nalType) { try reader.skip(1) }  // no_output_of_prior_pics_flag
-        let (pps, sps) = try lookup(HEVCSPS.bounded(reader.ue(), 63, "slice_pic_parameter_set_id"))
+        let (pps, sps) = try lookup(reader.ue(atMost: 63, "slice_pic_parameter_set_id", of: "H.265"))
         try reader.skip(pps.numExtraSliceHeaderBits)
         _ = try reader.ue()  // slice_type
         if pps.outputFlagPresent { try reader.skip(1) }  // pic_output_flag

@@ -41,3 +41,13 @@ extension AnnexB {
     /// Enough bytes of a slice NAL unit for its header.
     static let sliceHeaderLimit = 4096
 }
+
+extension PictureOrder {
+    /// PicOrderCntMsb (H.264 8-3, H.265 8-27): the previous picture's, moved up or down by `maxLsb` when
+    /// the least significant part has wrapped around since that picture.
+    static func mostSignificantPart(lsb: Int, maxLsb: Int, previousLsb: Int, previousMsb: Int) -> Int {
+        if lsb < previousLsb && previousLsb - lsb >= maxLsb / 2 { return previousMsb + maxLsb }
+        if lsb > previousLsb && lsb - previousLsb > maxLsb / 2 { return previousMsb - maxLsb }
+        return previousMsb
+    }
+}

@@ -2,17 +2,10 @@ import CFFmpeg
 
 /// Owns one `AVCodecParameters`: a codec description mediad builds itself (an elementary stream it
 /// parsed) or takes from an encoder for a muxer stream.
-public final class CodecParameters {
-    public let pointer: UnsafeMutablePointer<AVCodecParameters>
-
+public final class CodecParameters: LibavObject<AVCodecParameters> {
     public init() {
-        guard let parameters = avcodec_parameters_alloc() else { fatalError("avcodec_parameters_alloc: out of memory") }
-        pointer = parameters
-    }
-
-    deinit {
-        var parameters: UnsafeMutablePointer<AVCodecParameters>? = pointer
-        avcodec_parameters_free(&parameters)
+        super.init(
+            "avcodec_parameters_alloc", allocate: avcodec_parameters_alloc, free: { avcodec_parameters_free(&$0) })
     }
 
     /// Replaces the extradata with a copy of `bytes`, allocated by libav with zeroed input padding.

@@ -1,17 +1,9 @@
 import CFFmpeg
 
 /// Owns one `AVFrame`.
-public final class Frame {
-    public let pointer: UnsafeMutablePointer<AVFrame>
-
+public final class Frame: LibavObject<AVFrame> {
     public init() {
-        guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
-        pointer = frame
-    }
-
-    deinit {
-        var frame: UnsafeMutablePointer<AVFrame>? = pointer
-        av_frame_free(&frame)
+        super.init("av_frame_alloc", allocate: av_frame_alloc, free: { av_frame_free(&$0) })
     }
 
     public func unref() { av_frame_unref(pointer) }

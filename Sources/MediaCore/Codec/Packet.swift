@@ -1,17 +1,9 @@
 import CFFmpeg
 
 /// Owns one `AVPacket`.
-public final class Packet {
-    public let pointer: UnsafeMutablePointer<AVPacket>
-
+public final class Packet: LibavObject<AVPacket> {
     public init() {
-        guard let packet = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
-        pointer = packet
-    }
-
-    deinit {
-        var packet: UnsafeMutablePointer<AVPacket>? = pointer
-        av_packet_free(&packet)
+        super.init("av_packet_alloc", allocate: av_packet_alloc, free: { av_packet_free(&$0) })
     }
 
     /// A new packet sharing this one's payload (reference-counted) with the same properties.

@@ -1,4 +1,5 @@
 import CFFmpeg
+import DurableIO
 import Foundation
 
 /// Owns an `AVFormatContext` writing one output file.
@@ -20,11 +21,7 @@ public final class OutputFile {
     public init(path: String, muxer: String) throws {
         LibavLog.installCallback()
         self.path = path
-        let url = URL(fileURLWithPath: path)
-        temporaryPath =
-            url.deletingLastPathComponent().appendingPathComponent(
-                ".\(url.lastPathComponent).partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            ).path
+        temporaryPath = DurableFile.temporaryPath(for: path)
         var pointer: UnsafeMutablePointer<AVFormatContext>? = nil
         try LibavError.check(
             avformat_alloc_output_context2(&pointer, nil, muxer, temporaryPath), "no libav muxer '\(muxer)'",
@@ -84,9 +81,9 @@ public final class OutputFile {
     public func write(_ packet: Packet) throws {
         try LibavError.check(av_interleaved_write_frame(context, packet.pointer), "writing \(muxerName) output")
         let written = avio_tell(context.pointee.pb)
-        if written - writebackMark >= FileSync.writebackInterval {
+        if written - writebackMark >= DurableFile.writebackInterval {
             if writebackFD < 0 { writebackFD = open(temporaryPath, O_RDONLY | O_CLOEXEC) }
-            if writebackFD >= 0 { FileSync.startWriteback(writebackFD) }
+            if writebackFD >= 0 { DurableFile.startWriteback(writebackFD) }
             writebackMark = written
         }
     }
@@ -96,11 +93,11 @@ public final class OutputFile {
         guard headerWritten else { throw MediaError(.internalError, "finish() before writeHeader()") }
         try LibavError.check(av_write_trailer(context), "finishing \(muxerName) output", code: .ioError)
         try LibavError.check(avio_closep(&context.pointee.pb), "closing \(path)", code: .ioError)
-        try FileSync.syncFile(atPath: temporaryPath)
+        try MediaError.fromFileSystem { try DurableFile.syncFile(atPath: temporaryPath) }
         guard rename(temporaryPath, path) == 0 else {
             throw MediaError(.ioError, "cannot rename output to \(path): \(String(cString: strerror(errno)))")
         }
         finished = true
-        try FileSync.syncDirectory(containing: path)
+        try MediaError.fromFileSystem { try DurableFile.syncDirectory(containing: path) }
     }
 }

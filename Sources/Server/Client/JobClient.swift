@@ -52,19 +52,21 @@ public struct JobClient: Sendable {
     public func submit(kind: String, file: String, options: [(String, String)], idempotencyKey: String?)
         async throws -> Job
     {
-        let query = options.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+        let query = options.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(
+            separator: "&")
         var headers = [("Content-Type", "application/octet-stream")]
         if let idempotencyKey { headers.append(("Idempotency-Key", idempotencyKey)) }
         return try Self.job(
             try await send(
-                .POST, "/jobs/\(Self.escape(kind))" + (query.isEmpty ? "" : "?" + query), headers: headers,
+                .POST, "/jobs/\(PercentEncoding.encode(kind))" + (query.isEmpty ? "" : "?" + query), headers: headers,
                 body: .file(file), timeout: nil))
     }
 
     /// The job, after waiting up to `seconds` for it to end.
     public func poll(_ id: String, seconds: Int) async throws -> Job {
         try Self.job(
-            try await send(.GET, "/jobs/\(Self.escape(id))?wait=\(seconds)", timeout: .seconds(Int64(seconds) + 30)))
+            try await send(
+                .GET, "/jobs/\(PercentEncoding.encode(id))?wait=\(seconds)", timeout: .seconds(Int64(seconds) + 30)))
     }
 
     /// Downloads an output into `path` and checks it against the size and SHA-256 the job lists. The file
@@ -151,14 +153,5 @@ public struct JobClient: Sendable {
         }
         let text = String(decoding: body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return Failure(code: "http_\(status)", message: text.isEmpty ? "HTTP \(status)" : text)
-    }
-
-    /// Percent-encodes everything but the unreserved characters of RFC 3986.
-    private static func escape(_ text: String) -> String {
-        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
-        return String(
-            text.utf8.flatMap { byte -> [Character] in
-                unreserved.contains(byte) ? [Character(Unicode.Scalar(byte))] : Array(String(format: "%%%02X", byte))
-            })
     }
 }

@@ -22,7 +22,7 @@ final class Request {
         }
         let uri = Self.originForm(head.uri)
         let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let rawPath = parts.first.map(String.init), let path = QueryString.percentDecode(rawPath) else {
+        guard let rawPath = parts.first.map(String.init), let path = PercentEncoding.decode(rawPath) else {
             throw ServiceError.invalidRequest("the request path is not valid percent-encoding")
         }
         self.path = path

@@ -1,4 +1,5 @@
 import Foundation
+import JobStore
 import Logging
 import Synchronization
 
@@ -47,7 +48,7 @@ public struct LogLineHandler: LogHandler {
 
     /// The line for one event, newline included.
     func line(level: Logger.Level, message: String, metadata: Logger.Metadata, date: Date) -> String {
-        let timestamp = Self.timestamp(date)
+        let timestamp = JobJSON.rfc3339(date)
         switch format {
         case .text:
             let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.textValue($0.value))" }
@@ -74,10 +75,6 @@ public struct LogLineHandler: LogHandler {
                 offset += written
             }
         }
-    }
-
-    private static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     private static func textValue(_ value: Logger.Metadata.Value) -> String {

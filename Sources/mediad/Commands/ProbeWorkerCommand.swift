@@ -15,16 +15,9 @@ struct ProbeWorkerCommand: ParsableCommand {
     @Argument(help: "The file to probe.")
     var file: String
 
-    @Option(help: "Address space the probe may map, in bytes.")
-    var jobMemory: Int64
-
-    @Option(help: "Largest file the probe may write, in bytes.")
-    var maxOutput: Int64
-
-    @Option(help: "CPU time the probe may use, in seconds.")
-    var cpuTime: Int
+    @OptionGroup var limitOptions: WorkerLimitOptions
 
     func run() throws {
-        ProbeWorker.run(path: file, limits: WorkerLimits(memory: jobMemory, maxOutput: maxOutput, cpuSeconds: cpuTime))
+        ProbeWorker.run(path: file, limits: limitOptions.limits)
     }
 }

@@ -18,14 +18,7 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "The server's data directory.")
     var dataDir: String
 
-    @Option(help: "Address space the worker may map, in bytes.")
-    var jobMemory: Int64
-
-    @Option(help: "Largest file the worker may write, in bytes.")
-    var maxOutput: Int64
-
-    @Option(help: "CPU time the worker may use, in seconds.")
-    var cpuTime: Int
+    @OptionGroup var limitOptions: WorkerLimitOptions
 
     @Option(help: "Free bytes the job's outputs leave on the data directory's disk (0: no reserve).")
     var minFreeDisk: Int64 = 0
@@ -33,7 +26,7 @@ struct WorkerCommand: ParsableCommand {
     func run() throws {
         JobWorker.run(
             dataDirectory: dataDir, id: job,
-            limits: WorkerLimits(memory: jobMemory, maxOutput: maxOutput, cpuSeconds: cpuTime),
+            limits: limitOptions.limits,
             minimumFreeBytes: minFreeDisk)
     }
 }

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import Server
+
+extension ServeOptions {
+    /// The defaults of `ServerConfiguration`, overridden by the environment, overridden by the flags; a usage
+    /// error (exit status 64) naming the flag for a value out of its range or a combination that cannot work.
+    func serverConfiguration(_ environment: ServeEnvironment) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        try environment.assign(host, Setting.host, to: &configuration.host)
+        try environment.assign(port, Setting.port, to: &configuration.port)
+        try environment.assign(dataDir, Setting.dataDir, to: &configuration.dataDirectory)
+        try environment.assign(workers, Setting.workers, to: &configuration.workers)
+        try environment.assign(maxQueued, Setting.maxQueued, to: &configuration.maxQueued)
+        try environment.assign(maxProbes, Setting.maxProbes, to: &configuration.maxProbes)
+        try environment.assign(maxUpload, Setting.maxUpload, to: &configuration.maxUpload)
+        try environment.assign(minFreeDisk, Setting.minFreeDisk, to: &configuration.minFreeDisk)
+        try isolationSettings(&configuration.isolation, environment)
+        try environment.assign(retention, Setting.retention, to: &configuration.retention)
+        try environment.assign(headerTimeout, Setting.headerTimeout, to: &configuration.headerTimeout)
+        try environment.assign(bodyTimeout, Setting.bodyTimeout, to: &configuration.bodyIdleTimeout)
+        try environment.assign(minUploadRate, Setting.minUploadRate, to: &configuration.minUploadRate)
+        try environment.assign(sendTimeout, Setting.sendTimeout, to: &configuration.sendTimeout)
+        guard configuration.sendTimeout > 0 else { throw ValidationError("--send-timeout must be more than 0") }
+        configuration.maxConnections = try environment.value(maxConnections, Setting.maxConnections)
+        try environment.assign(shutdownGrace, Setting.shutdownGrace, to: &configuration.shutdownGrace)
+        configuration.openAPIPath = try environment.value(openapi, Setting.openapi)
+        try environment.assign(logFormat, Setting.logFormat, to: &configuration.logFormat)
+        try environment.assign(logLevel, Setting.logLevel, to: &configuration.logLevel)
+        configuration.replicas = try replicaSettings(environment)
+        try webhookSettings(&configuration.webhooks, environment)
+        if let path = try environment.value(authTokens, Setting.authTokens) {
+            configuration.accessTokens = try Self.accessTokens(path)
+        }
+        return configuration
+    }
+
+    private func isolationSettings(_ settings: inout IsolationSettings, _ environment: ServeEnvironment) throws {
+        try environment.assign(isolation, Setting.isolation, to: &settings.mode)
+        try environment.assign(jobMemory, Setting.jobMemory, to: &settings.jobMemory)
+        try environment.assign(maxOutput, Setting.maxOutput, to: &settings.maxOutput)
+        try environment.assign(jobTimeoutFloor, Setting.jobTimeoutFloor, to: &settings.timeoutFloor)
+        try environment.assign(jobTimeoutCeiling, Setting.jobTimeoutCeiling, to: &settings.timeoutCeiling)
+        guard settings.timeoutFloor <= settings.timeoutCeiling else {
+            throw ValidationError("--job-timeout-floor must not be longer than --job-timeout-ceiling")
+        }
+    }
+
+    /// Shared-store settings, or nil unless --shared-store (or MEDIAD_SHARED_STORE=1) asks for them.
+    private func replicaSettings(_ environment: ServeEnvironment) throws -> ReplicaSettings? {
+        guard try isSharedStore(environment) else {
+            if replicaID != nil || leaseTTL != nil || heartbeat != nil {
+                throw ValidationError("--replica-id, --lease-ttl and --heartbeat need --shared-store")
+            }
+            return nil
+        }
+        var settings = ReplicaSettings()
+        try environment.assign(replicaID, Setting.replicaID, to: &settings.replicaID)
+        try environment.assign(leaseTTL, Setting.leaseTTL, to: &settings.leaseTTL)
+        try environment.assign(heartbeat, Setting.heartbeat, to: &settings.heartbeat)
+        guard settings.heartbeat > 0, settings.heartbeat * 2 <= settings.leaseTTL else {
+            throw ValidationError("--heartbeat must be positive and at most half of --lease-ttl")
+        }
+        return settings
+    }
+
+    /// The flag, else `MEDIAD_SHARED_STORE`: 1, true or yes turn it on; 0, false, no or empty leave it off.
+    private func isSharedStore(_ environment: ServeEnvironment) throws -> Bool {
+        if sharedStore { return true }
+        let text = environment.variables["MEDIAD_SHARED_STORE"] ?? "0"
+        switch text.lowercased() {
+        case "1", "true", "yes": return true
+        case "0", "false", "no", "": return false
+        default: throw ValidationError("MEDIAD_SHARED_STORE must be 1 or 0, not '\(text)'")
+        }
+    }
+
+    private func webhookSettings(_ settings: inout WebhookSettings, _ environment: ServeEnvironment) throws {
+        settings.secret = try environment.value(webhookSecret, Setting.webhookSecret).flatMap { $0.isEmpty ? nil : $0 }
+        if let list = try environment.value(webhookAllow, Setting.webhookAllow) {
+            do {
+                settings.allowedHosts = try HostPattern.list(list)
+            } catch {
+                throw ValidationError("--webhook-allow: \(error)")
+            }
+        }
+        try environment.assign(webhookRetryBase, Setting.webhookRetryBase, to: &settings.retryBase)
+        guard settings.retryBase > 0 else { throw ValidationError("--webhook-retry-base must be more than 0") }
+        if let path = try environment.value(webhookCaFile, Setting.webhookCaFile) {
+            do {
+                settings.tls = try ClientTLS(extraAuthorities: path)
+            } catch {
+                throw ValidationError("--webhook-ca-file: \(error)")
+            }
+        }
+        if !settings.allowedHosts.isEmpty && settings.secret == nil {
+            throw ValidationError("--webhook-allow needs --webhook-secret (or MEDIAD_WEBHOOK_SECRET) to sign callbacks")
+        }
+    }
+
+    /// The tokens of the file at `path`, or a usage error saying why there are none.
+    private static func accessTokens(_ path: String) throws -> AccessTokens {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ValidationError("cannot read the token file \(path)")
+        }
+        do {
+            return try AccessTokens(fileContents: text)
+        } catch {
+            throw ValidationError("the token file \(path): \(error)")
+        }
+    }
+}

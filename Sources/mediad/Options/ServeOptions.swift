@@ -1,0 +1,162 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Server
+
+/// Every option of `mediad serve`, in the order `--help` lists them.
+///
+/// Each option is read by its `Setting`, which reads its `MEDIAD_*` environment variable the same way when
+/// the flag is not given; `serverConfiguration(_:)` lays both over the defaults of `ServerConfiguration`.
+/// The options carry no argument-parser defaults, so that an option left out is told apart from one given.
+struct ServeOptions: ParsableArguments {
+    @Option(help: "Address to listen on (default 127.0.0.1).", transform: Setting.host.read)
+    var host: String?
+
+    @Option(help: "Port to listen on; 0 picks a free one (default 8080).", transform: Setting.port.read)
+    var port: Int?
+
+    @Option(help: "Directory holding jobs, inputs and outputs (default ./data).", transform: Setting.dataDir.read)
+    var dataDir: String?
+
+    @Option(help: "Jobs run at once (default: the number of cores).", transform: Setting.workers.read)
+    var workers: Int?
+
+    @Option(
+        help: "Jobs that may wait in the queue before new ones get 429 (default 64).",
+        transform: Setting.maxQueued.read)
+    var maxQueued: Int?
+
+    @Option(
+        help: "Probes (POST /probe) that may run at once before more get 429 (default 4).",
+        transform: Setting.maxProbes.read)
+    var maxProbes: Int?
+
+    @Option(help: "Largest request body: bytes, or with K, M, G (default 4G).", transform: Setting.maxUpload.read)
+    var maxUpload: Int64?
+
+    @Option(
+        help: "How long finished jobs are kept: seconds, or with s, m, h, d (default 24h).",
+        transform: Setting.retention.read)
+    var retention: TimeInterval?
+
+    @Option(
+        help: "How long a shutdown waits for running jobs: seconds, or with s, m, h (default 30s).",
+        transform: Setting.shutdownGrace.read)
+    var shutdownGrace: TimeInterval?
+
+    @Option(
+        help: "How long a client may take to send a complete request head: seconds, or with s, m (default 30s).",
+        transform: Setting.headerTimeout.read)
+    var headerTimeout: TimeInterval?
+
+    @Option(
+        help: "How long a request body may stall before the connection is closed (default 60s).",
+        transform: Setting.bodyTimeout.read)
+    var bodyTimeout: TimeInterval?
+
+    @Option(
+        help:
+            "Bytes a second a request body must average over each 10 s spent waiting on the client: bytes, or with K, M; 0 turns it off (default 1K).",
+        transform: Setting.minUploadRate.read)
+    var minUploadRate: Int64?
+
+    @Option(
+        help: "How long a client may take none of a response before the connection is closed (default 60s).",
+        transform: Setting.sendTimeout.read)
+    var sendTimeout: TimeInterval?
+
+    @Option(
+        help:
+            "Client connections served at once; more get 503 (default 1024, or fewer when `ulimit -n` cannot give each two descriptors).",
+        transform: Setting.maxConnections.read)
+    var maxConnections: Int?
+
+    @Option(
+        help:
+            "A file of API tokens, one name:token[:admin] a line; with it every route but /healthz and /readyz needs Authorization: Bearer.",
+        transform: Setting.authTokens.read)
+    var authTokens: String?
+
+    @Option(
+        help: "The OpenAPI document served at /openapi.yaml (default: the one in the source tree).",
+        transform: Setting.openapi.read)
+    var openapi: String?
+
+    @Option(
+        help: "process: each job in a worker process (default); none: jobs in the server process.",
+        transform: Setting.isolation.read)
+    var isolation: IsolationSettings.Mode?
+
+    @Option(
+        help: "Address space a job's worker may map: bytes, or with K, M, G (default 2G).",
+        transform: Setting.jobMemory.read)
+    var jobMemory: Int64?
+
+    @Option(
+        help: "Largest file a job may write: bytes, or with K, M, G (default 16G).", transform: Setting.maxOutput.read)
+    var maxOutput: Int64?
+
+    @Option(
+        help: "Shortest time a job may run before it is killed: seconds, or with s, m, h (default 60s).",
+        transform: Setting.jobTimeoutFloor.read)
+    var jobTimeoutFloor: TimeInterval?
+
+    @Option(
+        help: "Longest time a job may run before it is killed: seconds, or with s, m, h (default 6h).",
+        transform: Setting.jobTimeoutCeiling.read)
+    var jobTimeoutCeiling: TimeInterval?
+
+    @Option(
+        help:
+            "Free space uploads and outputs leave on the data directory's disk: bytes, or with K, M, G; 0 turns it off (default 256M).",
+        transform: Setting.minFreeDisk.read)
+    var minFreeDisk: Int64?
+
+    @Option(
+        help: "How log lines on stderr are written: text or json (default text).", transform: Setting.logFormat.read)
+    var logFormat: LogLineHandler.Format?
+
+    @Option(
+        help: "Least severe level logged: trace, debug, info, notice, warning, error, critical (default info).",
+        transform: Setting.logLevel.read)
+    var logLevel: Logger.Level?
+
+    @Flag(help: "Share the data directory with other replicas (env MEDIAD_SHARED_STORE=1).")
+    var sharedStore = false
+
+    @Option(
+        help: "This replica's name in leases and job records (default: hostname-pid-random).",
+        transform: Setting.replicaID.read)
+    var replicaID: String?
+
+    @Option(
+        help: "How long a job's lease holds without renewal: seconds, or with s, m (default 30s).",
+        transform: Setting.leaseTTL.read)
+    var leaseTTL: TimeInterval?
+
+    @Option(
+        help: "How often leases are renewed and the shared store rescanned (default 5s).",
+        transform: Setting.heartbeat.read)
+    var heartbeat: TimeInterval?
+
+    @Option(
+        help: "The key that signs job-end callbacks (Mediad-Signature); prefer MEDIAD_WEBHOOK_SECRET.",
+        transform: Setting.webhookSecret.read)
+    var webhookSecret: String?
+
+    @Option(
+        help:
+            "Hosts callback_url may name, comma-separated: host names, *.domain, IP addresses (default none: callbacks off).",
+        transform: Setting.webhookAllow.read)
+    var webhookAllow: String?
+
+    @Option(
+        help: "Delay before the first callback retry, doubled for each next one: seconds, or with s, m (default 5s).",
+        transform: Setting.webhookRetryBase.read)
+    var webhookRetryBase: TimeInterval?
+
+    @Option(
+        help: "A PEM file of certificate authorities trusted for https callbacks besides the system's.",
+        transform: Setting.webhookCaFile.read)
+    var webhookCaFile: String?
+}

@@ -1,0 +1,117 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `mediad serve --help`, the README's Configuration table and the `MEDIAD_*` environment describe the same
+/// settings: every flag has its row and its variable, and the variable is read as the flag is.
+@Suite struct ServeConfigurationTests {
+    /// The flags `mediad serve --help` lists, `--help` aside: `--host`, `--port`, …
+    static func helpFlags() throws -> [String] {
+        let help = try Command.run(CommandLineTests.binary, ["serve", "--help"]).text
+        let options = try #require(help.range(of: "OPTIONS:")).upperBound
+        return help[options...].split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ")
+            guard let first = words.first, first.hasPrefix("--"), first != "--help" else { return nil }
+            return String(first)
+        }
+    }
+
+    /// The rows of the README's Configuration table, by flag: `--max-upload` → `| `--max-upload` | …`.
+    static func readmeRows() throws -> [String: String] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "\n## Configuration\n").dropFirst().first)
+            .components(separatedBy: "\n## ")[0]
+        var rows: [String: String] = [:]
+        for line in section.split(separator: "\n") where line.hasPrefix("| `--") {
+            let flag = line.dropFirst(3).prefix { $0 != "`" }
+            rows[String(flag)] = String(line)
+        }
+        return rows
+    }
+
+    /// `--max-upload` → `MEDIAD_MAX_UPLOAD`.
+    static func environmentVariable(_ flag: String) -> String {
+        "MEDIAD_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    /// `mediad serve` on a free port and a scratch data directory, with `environment` set.
+    static func serve(_ arguments: [String] = [], environment: [String: String]) throws -> Command.Output {
+        let scratch = try Scratch("serve-environment")
+        let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return try Command.run(
+            "/usr/bin/env",
+            assignments + [CommandLineTests.binary, "serve", "--port", "0", "--data-dir", scratch.file("data")]
+                + arguments,
+            allowFailure: true)
+    }
+
+    @Test func everyFlagHasItsREADMERowAndEnvironmentVariable() throws {
+        let flags = try Self.helpFlags()
+        let rows = try Self.readmeRows()
+        let help = try Command.run(CommandLineTests.binary, ["serve", "--help"]).text
+        #expect(flags.count >= 30, "\(flags)")
+        #expect(Set(rows.keys) == Set(flags), "README rows \(rows.keys.sorted()) against --help \(flags)")
+        for flag in flags {
+            let variable = Self.environmentVariable(flag)
+            let row = try #require(rows[flag], "\(flag) has no README row")
+            #expect(row.hasPrefix("| `\(flag)` | `\(variable)"), "\(row)")
+            #expect(help.contains(variable), "`mediad serve --help` does not name \(variable)")
+        }
+    }
+
+    /// A variable's value is read as its flag's would be: refused with a usage error naming the flag.
+    @Test(arguments: [
+        (["MEDIAD_MAX_UPLOAD": "99999999999T"], "--max-upload must be a size"),
+        (["MEDIAD_HEADER_TIMEOUT": "1e300"], "--header-timeout must be a duration"),
+        (["MEDIAD_WORKERS": "0"], "--workers must be an integer from 1 to 256"),
+        (["MEDIAD_MIN_FREE_DISK": "-1"], "--min-free-disk must be a size"),
+        (["MEDIAD_LOG_FORMAT": "xml"], "--log-format must be text or json, not 'xml'"),
+        (["MEDIAD_ISOLATION": "thread"], "--isolation must be process or none"),
+        (["MEDIAD_SHARED_STORE": "1", "MEDIAD_LEASE_TTL": "soon"], "--lease-ttl must be a duration"),
+        (["MEDIAD_SHARED_STORE": "maybe"], "MEDIAD_SHARED_STORE must be 1 or 0"),
+        (["MEDIAD_WEBHOOK_ALLOW": "example.com"], "--webhook-allow needs --webhook-secret"),
+        (["MEDIAD_AUTH_TOKENS": "/nonexistent/tokens"], "cannot read the token file"),
+    ])
+    func environmentValuesAreReadLikeFlags(environment: [String: String], message: String) throws {
+        let result = try Self.serve(environment: environment)
+        #expect(result.status == 64, "\(environment): status \(result.status): \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(environment): \(result.stderr)")
+    }
+
+    /// A flag wins over its variable: the bad `MEDIAD_LOG_FORMAT` is never read, so the first error is a later one.
+    @Test func aFlagWinsOverTheEnvironment() throws {
+        let result = try Self.serve(
+            ["--log-format", "json"], environment: ["MEDIAD_LOG_FORMAT": "xml", "MEDIAD_WEBHOOK_RETRY_BASE": "0"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("--webhook-retry-base must be more than 0"), "\(result.stderr)")
+    }
+
+    /// Settings taken from the environment alone run a server: on the host and port given, logging JSON lines
+    /// that report the isolation given.
+    @Test func aServerRunsFromTheEnvironment() throws {
+        let scratch = try Scratch("serve-environment")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
+        process.arguments = ["serve"]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "MEDIAD_HOST": "127.0.0.1", "MEDIAD_PORT": "0", "MEDIAD_DATA_DIR": scratch.file("data"),
+            "MEDIAD_LOG_FORMAT": "json", "MEDIAD_LOG_LEVEL": "info", "MEDIAD_ISOLATION": "none",
+        ]) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let log = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        // SIGKILL: this test is about reading the settings, not about a graceful stop.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(line.hasPrefix("mediad: listening on http://127.0.0.1:"), "\(line)")
+        #expect(FileManager.default.fileExists(atPath: scratch.file("data/jobs")))
+        #expect(log.hasPrefix("{\"") && log.contains("\"message\":\"listening\""), "\(log)")
+        #expect(log.contains("\"isolation\":\"none\""), "\(log)")
+    }
+}
