@@ -1,4 +1,5 @@
 import Foundation
+import JobStore
 import Logging
 import MediaCore
 import Synchronization
@@ -23,7 +24,7 @@ final class JobLog: Sendable {
     }
 
     func write(_ line: String) {
-        let stamped = "\(JobLogClock.now()) \(line)\n"
+        let stamped = "\(JobJSON.rfc3339(Date())) \(line)\n"
         handle.withLock { $0?.write(Data(stamped.utf8)) }
     }
 
@@ -63,14 +64,5 @@ final class JobLog: Sendable {
                 unattributed.error("\(line)")
             }
         }
-    }
-}
-
-/// RFC 3339 timestamps for log lines.
-enum JobLogClock {
-    static func now() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date())
     }
 }
