@@ -10,9 +10,10 @@ import Synchronization
 /// The worker reads the job's record but never writes it; the server stays the only writer of `job.json`.
 /// libav's log lines go to the job's log, which the server leaves alone while the worker runs.
 public enum JobWorker {
-    /// Runs the job and exits: 0 when a final message was written (success or failure), 1 otherwise.
+    /// Runs the job and writes its final message (success or failure); the command then exits 0, and a
+    /// worker that dies first leaves no message, which the server reads as a crash.
     /// The job's outputs stop with `insufficient_storage` before the disk has less than `minimumFreeBytes` free.
-    public static func run(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) -> Never {
+    public static func run(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
         ServerTether.holdIfStartedByServer()
         closeInheritedSockets()
         let message: WorkerMessage
@@ -27,7 +28,6 @@ public enum JobWorker {
             message = WorkerMessage(failed: classify(MediaError(.internalError, "\(error)")))
         }
         FileHandle.standardOutput.write(message.line())
-        exit(0)
     }
 
     private static func runJob(dataDirectory: String, id: String, minimumFreeBytes: Int64) throws

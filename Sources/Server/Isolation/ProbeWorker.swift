@@ -10,8 +10,8 @@ import MediaJobs
 /// crash costs this process only. The description is capped (`MediaInfo.reported`) before it is written,
 /// so the line stays far below what the server reads.
 public enum ProbeWorker {
-    /// Probes the file and exits: 0 when the answer (a description or an error) was written.
-    public static func run(path: String, limits: WorkerLimits) -> Never {
+    /// Probes the file and writes the answer (a description or an error); the command then exits 0.
+    public static func run(path: String, limits: WorkerLimits) {
         ServerTether.holdIfStartedByServer()
         JobWorker.closeInheritedSockets()
         // libav's complaints about a broken file go to stderr, whose tail the server keeps for errors.
@@ -27,6 +27,5 @@ public enum ProbeWorker {
             message = WorkerMessage(failed: JobWorker.classify(MediaError(.internalError, "\(error)")))
         }
         FileHandle.standardOutput.write(message.line())
-        exit(0)
     }
 }
