@@ -31,9 +31,19 @@ let package = Package(
         .target(name: "MediaJobs", dependencies: ["MediaCore"]),
         .target(name: "JobStore", dependencies: ["MediaCore", "MediaJobs", "COpenSSL", "DurableIO"]),
         .target(
+            name: "MediadClient",
+            dependencies: [
+                "JobStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .target(
             name: "Server",
             dependencies: [
-                "MediaJobs", "JobStore", "CZlib", "CMalloc",
+                "MediaJobs", "JobStore", "MediadClient", "CZlib", "CMalloc",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -49,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "mediad",
             dependencies: [
-                "MediaJobs", "Server",
+                "MediaJobs", "Server", "MediadClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -63,7 +73,9 @@ let package = Package(
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore", "MediaJobs", "TestSupport"]),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", "MediaJobs", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Server", "MediadClient", "MediaJobs", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["openapi_check.py"]),
     ]
 )

@@ -1,6 +1,7 @@
 import NIOCore
 import Testing
 
+@testable import MediadClient
 @testable import Server
 
 /// The callback URL, host pattern and address rules that decide whom the server may call.

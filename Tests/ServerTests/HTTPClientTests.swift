@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import Server
+@testable import MediadClient
 
 /// mediad's own HTTP client (webhooks, `mediad submit`) against loopback peers.
 ///

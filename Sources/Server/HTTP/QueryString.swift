@@ -1,3 +1,5 @@
+import MediadClient
+
 /// Parses `application/x-www-form-urlencoded` query strings.
 enum QueryString {
     static func parse(_ query: String) throws -> [String: String] {

@@ -1,3 +1,4 @@
+import MediadClient
 import NIOCore
 import NIOHTTP1
 

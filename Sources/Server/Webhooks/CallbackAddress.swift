@@ -1,4 +1,5 @@
 import Foundation
+import MediadClient
 import NIOCore
 
 /// Where a callback is actually sent: its host resolved once, checked, and then connected to by address,

@@ -1,3 +1,5 @@
+import MediadClient
+
 /// One entry of `--webhook-allow`: a host name (`hooks.example.com`), a wildcard for its subdomains
 /// (`*.ci.internal` matches `a.ci.internal` and `a.b.ci.internal`, not `ci.internal`), or an IP literal
 /// (`127.0.0.1`, `::1` or `[::1]`). Matching is on the host as written in the callback URL, ignoring case.

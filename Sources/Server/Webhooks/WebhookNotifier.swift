@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediadClient
 import NIOCore
 import NIOPosix
 import ServiceLifecycle

@@ -1,4 +1,5 @@
 import Foundation
+import MediadClient
 
 /// How the server calls `callback_url`s: the signing secret, the hosts it may call, and the retry policy.
 ///

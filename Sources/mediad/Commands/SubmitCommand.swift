@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaJobs
-import Server
+import MediadClient
 
 struct SubmitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediadClient
 import Server
 
 extension ServeOptions {

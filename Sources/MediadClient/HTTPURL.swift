@@ -17,6 +17,10 @@ public struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
     public struct ParseError: Error, Sendable, CustomStringConvertible {
         public var message: String
         public var description: String { message }
+
+        package init(message: String) {
+            self.message = message
+        }
     }
 
     public init(_ text: String) throws {

@@ -2,12 +2,12 @@ import Foundation
 
 /// RFC 3986 percent-encoding, both ways: the client escapes what it puts in paths and queries, the server
 /// decodes request paths and `application/x-www-form-urlencoded` queries.
-enum PercentEncoding {
+package enum PercentEncoding {
     /// RFC 3986's unreserved characters, the only ones `encode` leaves as they are.
     private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
 
     /// `text` with every UTF-8 byte but the unreserved characters written as `%XX`.
-    static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         String(
             text.utf8.flatMap { byte -> [Character] in
                 unreserved.contains(byte) ? [Character(Unicode.Scalar(byte))] : Array(String(format: "%%%02X", byte))
@@ -15,7 +15,7 @@ enum PercentEncoding {
     }
 
     /// Decodes `%XX` escapes (and `+` as space in queries); nil for malformed escapes or invalid UTF-8.
-    static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
+    package static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {
