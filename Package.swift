@@ -41,9 +41,21 @@ let package = Package(
             ]
         ),
         .target(
+            name: "MediadHTTP",
+            dependencies: [
+                "MediadClient", "CZlib", "CMalloc",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
             name: "Server",
             dependencies: [
-                "MediaJobs", "JobStore", "MediadClient", "CZlib", "CMalloc",
+                "MediaJobs", "JobStore", "MediadClient", "MediadHTTP", "CZlib", "CMalloc",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -74,7 +86,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "MediadClient", "MediaJobs", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "Server", "MediadClient", "MediadHTTP", "MediaJobs", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["openapi_check.py"]),
     ]

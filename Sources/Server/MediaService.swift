@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import MediaCore
+import MediadHTTP
 import NIOHTTP1
 import NIOPosix
 

@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import Logging
+import MediadHTTP
 import NIOCore
 import NIOPosix
 import ServiceLifecycle

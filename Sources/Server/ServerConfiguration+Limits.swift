@@ -1,3 +1,4 @@
+import MediadHTTP
 import NIOCore
 
 extension ServerConfiguration {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MediadHTTP
 
 /// Everything `mediad serve` can be told, with the defaults of DESIGN.md.
 public struct ServerConfiguration: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import MediadHTTP
 @testable import Server
 
 /// Numbers a client controls — byte ranges, body lengths, chunk sizes — at and past the limits of 64-bit

@@ -4,6 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import MediadHTTP
 @testable import Server
 
 /// The parts of logging, request ids and compression that need no server.

@@ -1,4 +1,5 @@
 import NIOHTTP1
+import MediadHTTP
 import Server
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediadHTTP
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediadHTTP
 import NIOHTTP1
 
 /// `Idempotency-Key` on job submission: a repeat gets the original job (200) instead of a second one.

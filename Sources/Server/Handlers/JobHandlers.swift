@@ -2,6 +2,7 @@ import Foundation
 import JobStore
 import MediaCore
 import MediaJobs
+import MediadHTTP
 import NIOCore
 import NIOHTTP1
 

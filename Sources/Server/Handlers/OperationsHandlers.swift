@@ -1,4 +1,5 @@
 import Foundation
+import MediadHTTP
 import NIOCore
 
 extension MediaService {

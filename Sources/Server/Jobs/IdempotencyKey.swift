@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediadHTTP
 import NIOHTTP1
 
 /// A request's `Idempotency-Key`, scoped to its caller: the same key from two API tokens names two

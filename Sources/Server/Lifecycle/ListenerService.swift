@@ -1,3 +1,4 @@
+import MediadHTTP
 import ServiceLifecycle
 
 /// The HTTP server's listening socket as a service of the group: the last service, so the first a

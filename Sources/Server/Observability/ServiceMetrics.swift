@@ -1,5 +1,6 @@
 import CoreMetrics
 import Metrics
+import MediadHTTP
 import Prometheus
 
 /// The service's metrics, recorded through swift-metrics and exposed by swift-prometheus at `/metrics`.
@@ -10,10 +11,10 @@ import Prometheus
 enum ServiceMetrics {
     /// Metric names, as they appear in the exposition.
     enum Name {
-        static let requests = "mediad_http_requests_total"
-        static let requestDuration = "mediad_http_request_duration_seconds"
-        static let uploadedBytes = "mediad_uploaded_bytes_total"
-        static let servedBytes = "mediad_served_bytes_total"
+        static let requests = HTTPMetrics.requests
+        static let requestDuration = HTTPMetrics.requestDuration
+        static let uploadedBytes = HTTPMetrics.uploadedBytes
+        static let servedBytes = HTTPMetrics.servedBytes
         static let jobs = "mediad_jobs_total"
         static let jobDuration = "mediad_job_duration_seconds"
         static let queued = "mediad_jobs_queued"
@@ -22,7 +23,7 @@ enum ServiceMetrics {
     }
 
     /// The route label of a request that matched no route.
-    static let unmatchedRoute = "unmatched"
+    static let unmatchedRoute = HTTPMetrics.unmatchedRoute
 
     /// The registry `/metrics` renders.
     static var registry: PrometheusCollectorRegistry { PrometheusMetricsFactory.defaultRegistry }
@@ -41,17 +42,6 @@ enum ServiceMetrics {
         ]
         MetricsSystem.bootstrap(factory)
         setLoad(queued: 0, running: 0)
-    }
-
-    /// One answered request.
-    static func request(method: String, route: String?, status: UInt, duration: Duration, received: Int64, sent: Int) {
-        let route = route ?? unmatchedRoute
-        Counter(label: Name.requests, dimensions: [("method", method), ("route", route), ("status", String(status))])
-            .increment()
-        Timer(label: Name.requestDuration, dimensions: [("method", method), ("route", route)])
-            .recordNanoseconds(nanoseconds(duration))
-        if received > 0 { Counter(label: Name.uploadedBytes).increment(by: received) }
-        if sent > 0 { Counter(label: Name.servedBytes).increment(by: sent) }
     }
 
     /// A job that reached a final state after running for `ran` (nil if it never started).

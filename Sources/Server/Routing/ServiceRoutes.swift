@@ -1,3 +1,4 @@
+import MediadHTTP
 import NIOHTTP1
 
 /// Every route the service answers, by name. The router is built from this table and the test of

@@ -1,4 +1,5 @@
 import Glibc
+import MediadHTTP
 import NIOCore
 
 /// A fixed buffer in which body bytes are gathered before they go to disk in one write.

@@ -1,5 +1,6 @@
 import Foundation
 import MediadClient
+import MediadHTTP
 
 /// How the server calls `callback_url`s: the signing secret, the hosts it may call, and the retry policy.
 ///

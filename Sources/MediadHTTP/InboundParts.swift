@@ -5,14 +5,14 @@ import NIOHTTP1
 ///
 /// Reading is demand-driven: NIO stops reading the socket while parts are waiting here, so a slow disk
 /// slows the client down instead of filling memory.
-final class InboundParts {
+package final class InboundParts {
     private var iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator
 
-    init(_ stream: NIOAsyncChannelInboundStream<HTTPServerRequestPart>) {
+    package init(_ stream: NIOAsyncChannelInboundStream<HTTPServerRequestPart>) {
         iterator = stream.makeAsyncIterator()
     }
 
-    func next() async throws -> HTTPServerRequestPart? {
+    package func next() async throws -> HTTPServerRequestPart? {
         try await iterator.next()
     }
 }

@@ -4,9 +4,9 @@ import NIOHTTP1
 public struct Route: Sendable, CustomStringConvertible {
     public let method: HTTPMethod
     public let pattern: String
-    let segments: [Segment]
+    package let segments: [Segment]
 
-    enum Segment: Sendable, Equatable {
+    package enum Segment: Sendable, Equatable {
         case literal(String)
         case parameter(String)
     }
@@ -21,7 +21,7 @@ public struct Route: Sendable, CustomStringConvertible {
     }
 
     /// The path parameters if `path` (already split into segments) matches this pattern.
-    func match(_ path: [Substring]) -> [String: String]? {
+    package func match(_ path: [Substring]) -> [String: String]? {
         guard path.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, path) {

@@ -8,19 +8,19 @@ import Synchronization
 /// a few hundred clients that never finish their requests use up the descriptors and the server stops
 /// answering anyone, `/healthz` included. Past the cap a connection gets an immediate 503 `server_busy`
 /// and is closed (`OverCapacityResponder`), so the ones already admitted keep being served.
-final class ConnectionLimit: Sendable {
-    let maximum: Int
+package final class ConnectionLimit: Sendable {
+    package let maximum: Int
     private let open = Atomic<Int>(0)
 
-    init(maximum: Int) {
+    package init(maximum: Int) {
         self.maximum = maximum
     }
 
     /// Connections being served now.
-    var current: Int { open.load(ordering: .relaxed) }
+    package var current: Int { open.load(ordering: .relaxed) }
 
     /// Takes a place for a new connection, and gives it back when the channel closes; false when full.
-    func admit(_ channel: any Channel) -> Bool {
+    package func admit(_ channel: any Channel) -> Bool {
         let (_, count) = open.wrappingAdd(1, ordering: .relaxed)
         guard count <= maximum else {
             open.wrappingSubtract(1, ordering: .relaxed)
@@ -31,17 +31,17 @@ final class ConnectionLimit: Sendable {
     }
 
     /// Descriptors kept aside for the store, workers' pipes, probe children and the listening socket.
-    static let reservedDescriptors = 64
+    package static let reservedDescriptors = 64
 
     /// The default cap: 1024, or fewer when the descriptor limit cannot give each connection two
     /// descriptors besides the reserve.
-    static func defaultMaximum(descriptorLimit: Int) -> Int {
+    package static func defaultMaximum(descriptorLimit: Int) -> Int {
         max(1, min(1024, (descriptorLimit - reservedDescriptors) / 2))
     }
 
     /// Raises this process's soft limit on open descriptors to its hard limit (as most servers do: the
     /// soft default of 1024 is a leftover of `select`), and returns the limit now in force.
-    static func raiseDescriptorLimit() -> Int {
+    package static func raiseDescriptorLimit() -> Int {
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
         if limit.rlim_cur < limit.rlim_max {

@@ -9,23 +9,23 @@ import NIOCore
 /// `minimumRate` bytes a second on average. A client that trickles a byte every few seconds, holding a
 /// connection, a descriptor and an upload buffer, is cut off after one window; a slow but real link
 /// (a phone on 2G sends several KiB a second) is not.
-struct UploadPace {
+package struct UploadPace {
     /// Bytes a second a body must average over each window; 0 turns the check off.
-    let minimumRate: Int64
+    package let minimumRate: Int64
     /// How much waiting on the client is judged at once.
-    let window: TimeAmount
+    package let window: TimeAmount
 
     private var waited: TimeAmount = .zero
     private var bytes: Int64 = 0
 
-    init(minimumRate: Int64, window: TimeAmount = .seconds(10)) {
+    package init(minimumRate: Int64, window: TimeAmount = .seconds(10)) {
         self.minimumRate = minimumRate
         self.window = window
     }
 
     /// Adds `count` bytes that arrived after waiting `wait` for them; false once a full window of waiting
     /// brought fewer bytes than the minimum rate asks.
-    mutating func record(_ count: Int, after wait: TimeAmount) -> Bool {
+    package mutating func record(_ count: Int, after wait: TimeAmount) -> Bool {
         guard minimumRate > 0 else { return true }
         waited = waited + wait
         bytes += Int64(count)
@@ -38,7 +38,7 @@ struct UploadPace {
     }
 
     /// Starts afresh for the next body.
-    mutating func reset() {
+    package mutating func reset() {
         waited = .zero
         bytes = 0
     }

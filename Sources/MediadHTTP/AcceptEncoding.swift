@@ -3,8 +3,8 @@
 /// `gzip` (or its alias `x-gzip`) with a q-value above 0 accepts it; `gzip;q=0` refuses it even when `*`
 /// would accept it; `*` with q above 0 accepts it when gzip is not named. Malformed q-values count as
 /// refusals, so a confused client gets the identity body.
-enum AcceptEncoding {
-    static func acceptsGzip(_ headerValues: [String]) -> Bool {
+package enum AcceptEncoding {
+    package static func acceptsGzip(_ headerValues: [String]) -> Bool {
         var gzip: Double?
         var wildcard: Double?
         for element in headerValues.flatMap({ $0.split(separator: ",") }) {

@@ -3,17 +3,17 @@ import NIOHTTP1
 
 /// Serves the requests of one keep-alive connection, one after another (pipelined requests wait their
 /// turn in NIO's pipelining handler), until the client closes or a response requires closing.
-struct Connection {
-    let responder: any Responder
-    let accessLog: AccessLog
+package struct Connection {
+    package let responder: any Responder
+    package let accessLog: AccessLog
     /// Longest request target (path and query) accepted; longer ones get 414.
-    static let maxTargetLength = 8192
+    package static let maxTargetLength = 8192
     /// Most of an unread body read and dropped to keep the connection for the next request.
-    static let drainLimit: Int64 = 1 << 20
+    package static let drainLimit: Int64 = 1 << 20
     /// How long a closing connection goes on reading (and dropping) what the client sends.
-    static let lingering = TimeAmount.seconds(2)
+    package static let lingering = TimeAmount.seconds(2)
 
-    func serve(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+    package func serve(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
         try? await channel.executeThenClose { inbound, outbound in
             let parts = InboundParts(inbound)
             while let part = try await parts.next() {
@@ -132,6 +132,6 @@ struct Connection {
 }
 
 /// Turns a request into a response; implemented by the service.
-protocol Responder: Sendable {
+package protocol Responder: Sendable {
     func respond(to request: Request) async -> Response
 }

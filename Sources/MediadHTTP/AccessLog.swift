@@ -6,13 +6,13 @@ import NIOHTTP1
 /// The line holds the method, the path without its query string (options stay out of logs), the status,
 /// the bytes sent, the duration, the request id and the route's template. No header is logged, so the
 /// `Authorization` token never is.
-struct AccessLog: Sendable {
-    let logger: Logger
+package struct AccessLog: Sendable {
+    package let logger: Logger
     /// Longest path written to a log line; longer ones are cut with `…`.
-    static let maxLoggedPath = 512
+    package static let maxLoggedPath = 512
 
     /// One request, from its head's arrival to its response's last write.
-    struct Entry {
+    package struct Entry {
         var method: HTTPMethod
         var uri: String
         var route: String?
@@ -23,9 +23,9 @@ struct AccessLog: Sendable {
         var requestID: String
     }
 
-    func record(_ entry: Entry) {
+    package func record(_ entry: Entry) {
         let method = entry.method.rawValue
-        ServiceMetrics.request(
+        HTTPMetrics.request(
             method: method, route: entry.route, status: entry.status.code, duration: entry.duration,
             received: entry.received, sent: entry.sent)
         let rawPath = entry.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -37,7 +37,7 @@ struct AccessLog: Sendable {
                 "bytes": .stringConvertible(entry.sent), "received": .stringConvertible(entry.received),
                 "duration_ms": .stringConvertible(Self.milliseconds(entry.duration)),
                 "request_id": .string(entry.requestID),
-                "route": .string(entry.route ?? ServiceMetrics.unmatchedRoute),
+                "route": .string(entry.route ?? HTTPMetrics.unmatchedRoute),
             ])
     }
 

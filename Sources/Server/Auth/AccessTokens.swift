@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import JobStore
+import MediadHTTP
 
 /// API tokens from `--auth-tokens FILE`: one `name:token[:admin]` a line (`#` starts a comment).
 ///
@@ -9,11 +10,7 @@ import JobStore
 /// A token never appears in a log line, an error message or a job record: jobs record the token's name.
 public struct AccessTokens: Sendable {
     /// Who made a request.
-    public struct Caller: Sendable, Equatable {
-        public var name: String
-        /// Sees and manages every job, not only its own.
-        public var isAdmin: Bool
-    }
+    public typealias Caller = RequestCaller
 
     private struct Entry: Sendable {
         var caller: Caller

@@ -4,18 +4,18 @@ import NIOHTTP1
 
 /// One HTTP request as the handlers see it: head, path, query and route parameters, and its body as a
 /// stream read on demand (so uploads go to disk as they arrive, at the pace the disk takes them).
-final class Request {
-    let head: HTTPRequestHead
-    let path: String
-    let query: [String: String]
-    var parameters: [String: String] = [:]
-    let body: RequestBody
+package final class Request {
+    package let head: HTTPRequestHead
+    package let path: String
+    package let query: [String: String]
+    package var parameters: [String: String] = [:]
+    package let body: RequestBody
     /// Who sent it, when the server has API tokens.
-    var caller: AccessTokens.Caller?
+    package var caller: RequestCaller?
     /// The template of the route it matched (`/jobs/{id}`), for logs and metrics.
-    var route: String?
+    package var route: String?
 
-    init(head: HTTPRequestHead, body: RequestBody) throws {
+    package init(head: HTTPRequestHead, body: RequestBody) throws {
         self.head = head
         self.body = body
         for field in Self.singletonFields where head.headers[field].count > 1 {
@@ -30,15 +30,15 @@ final class Request {
         query = try QueryString.parse(parts.count > 1 ? String(parts[1]) : "")
     }
 
-    var method: HTTPMethod { head.method }
+    package var method: HTTPMethod { head.method }
 
     /// Header fields a request may carry once: two credentials or two hosts leave it unclear which one
     /// the request means, and a proxy in front may have judged it by the other (RFC 9110 §5.3, §7.2).
-    static let singletonFields = ["Authorization", "Host", "Content-Type"]
+    package static let singletonFields = ["Authorization", "Host", "Content-Type"]
 
     /// The path and query of a request target. RFC 9112 §3.2.2 has servers accept the absolute form
     /// (`http://host/path?query`, as sent to proxies) too: its scheme and authority are dropped.
-    static func originForm(_ target: String) -> String {
+    package static func originForm(_ target: String) -> String {
         guard let scheme = target.range(of: "://"),
             ["http", "https"].contains(target[..<scheme.lowerBound].lowercased())
         else { return target }
@@ -49,10 +49,10 @@ final class Request {
     }
 
     /// The declared body length, if the client sent `Content-Length`.
-    var contentLength: Int64? { head.headers.first(name: "content-length").flatMap { Int64($0) } }
+    package var contentLength: Int64? { head.headers.first(name: "content-length").flatMap { Int64($0) } }
 
     /// A query parameter read as a number of seconds in 0…`limit` (the `wait` of long polls).
-    func waitSeconds(limit: Double = 300) throws -> Double? {
+    package func waitSeconds(limit: Double = 300) throws -> Double? {
         guard let raw = query["wait"] else { return nil }
         guard let value = Double(raw), value.isFinite, value >= 0, value <= limit else {
             throw ServiceError(
@@ -63,22 +63,22 @@ final class Request {
 }
 
 /// The body of the request being handled, pulled from the connection's inbound stream.
-final class RequestBody {
+package final class RequestBody {
     private let source: InboundParts
-    private(set) var finished: Bool
+    package private(set) var finished: Bool
     /// Bytes received so far.
-    private(set) var received: Int64 = 0
+    package private(set) var received: Int64 = 0
     /// Runs once before the body is first read: sends `100 Continue` when the client asked for it, so
     /// a request refused from its head alone (413, 404, bad options) never has its body sent.
-    var beforeFirstRead: (() async throws -> Void)?
+    package var beforeFirstRead: (() async throws -> Void)?
 
-    init(source: InboundParts, expectsBody: Bool) {
+    package init(source: InboundParts, expectsBody: Bool) {
         self.source = source
         finished = !expectsBody
     }
 
     /// The next chunk of the body, or nil at its end.
-    func next() async throws -> ByteBuffer? {
+    package func next() async throws -> ByteBuffer? {
         guard !finished else { return nil }
         if let prepare = beforeFirstRead {
             beforeFirstRead = nil
@@ -97,7 +97,7 @@ final class RequestBody {
     }
 
     /// Reads and drops what is left of the body, up to `limit` bytes; false if more was left.
-    func discard(limit: Int64) async throws -> Bool {
+    package func discard(limit: Int64) async throws -> Bool {
         var dropped: Int64 = 0
         while let chunk = try await next() {
             dropped += Int64(chunk.readableBytes)

@@ -13,25 +13,38 @@ import ServiceLifecycle
 /// `limits.maxConnections` get `OverCapacityResponder` alone.
 public final class HTTPServer: Sendable {
     /// What bounds the clients of one server.
-    struct Limits: Sendable {
-        var headTimeout: TimeAmount = .seconds(30)
-        var bodyIdleTimeout: TimeAmount = .seconds(60)
-        var sendTimeout: TimeAmount = .seconds(60)
+    package struct Limits: Sendable {
+        var headTimeout: TimeAmount
+        var bodyIdleTimeout: TimeAmount
+        var sendTimeout: TimeAmount
         /// Bytes a second a request body must average while the server waits for it; 0: no minimum.
-        var minimumUploadRate: Int64 = 1024
-        var maxConnections = 1024
+        var minimumUploadRate: Int64
+        var maxConnections: Int
+
+        package init(
+            headTimeout: TimeAmount = .seconds(30), bodyIdleTimeout: TimeAmount = .seconds(60),
+            sendTimeout: TimeAmount = .seconds(60), minimumUploadRate: Int64 = 1024, maxConnections: Int = 1024
+        ) {
+            self.headTimeout = headTimeout
+            self.bodyIdleTimeout = bodyIdleTimeout
+            self.sendTimeout = sendTimeout
+            self.minimumUploadRate = minimumUploadRate
+            self.maxConnections = maxConnections
+        }
     }
 
     private typealias Client = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
     private let channel: NIOAsyncChannel<Client?, Never>
     private let responder: any Responder
     private let accessLog = AccessLog(logger: Logger(label: "mediad.http"))
-    let connections: ConnectionLimit
+    package let connections: ConnectionLimit
 
     /// The port the server listens on (useful with port 0).
     public var localPort: Int { channel.channel.localAddress?.port ?? 0 }
 
-    init(host: String, port: Int, group: any EventLoopGroup, responder: any Responder, limits: Limits = Limits())
+    package init(
+        host: String, port: Int, group: any EventLoopGroup, responder: any Responder, limits: Limits = Limits()
+    )
         async throws
     {
         self.responder = responder
@@ -68,7 +81,7 @@ public final class HTTPServer: Sendable {
 
     /// Accepts connections until `stopAccepting()`; connections already open are served to their end, or
     /// until the calling task is cancelled, which closes them.
-    func serve() async {
+    package func serve() async {
         let connection = Connection(responder: responder, accessLog: accessLog)
         try? await withThrowingDiscardingTaskGroup { group in
             try await channel.executeThenClose { clients in
@@ -81,7 +94,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Closes the listening socket: no new connections.
-    func stopAccepting() async {
+    package func stopAccepting() async {
         try? await channel.channel.close()
     }
 }

@@ -7,11 +7,11 @@ import NIOHTTP1
 /// partial, empty or tiny bodies, or a response that already names an encoding or carries an `ETag` —
 /// an entity tag belongs to one representation, so compressing would make it lie. Every response that
 /// could have been compressed says `Vary: Accept-Encoding`, so caches keep the two forms apart.
-enum ResponseCompression {
+package enum ResponseCompression {
     /// Bodies smaller than this are sent as they are: gzip would save little or even add bytes.
-    static let minimumSize = 1024
+    package static let minimumSize = 1024
 
-    static func apply(to response: inout Response, acceptEncoding: [String]) {
+    package static func apply(to response: inout Response, acceptEncoding: [String]) {
         guard case .bytes(let buffer) = response.body, isCompressible(response) else { return }
         response.headers.add(name: "vary", value: "Accept-Encoding")
         guard buffer.readableBytes >= minimumSize, AcceptEncoding.acceptsGzip(acceptEncoding),

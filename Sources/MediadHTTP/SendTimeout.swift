@@ -10,24 +10,24 @@ import NIOHTTP1
 /// the client is reading; when it stays put for `timeout`, the connection is closed. The bytes of a file
 /// sent with sendfile count too, as NIO counts what it has not yet handed to the socket. Time in which the
 /// server has nothing to send (a long poll waiting for its job) never counts.
-final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler {
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler {
+    package typealias OutboundIn = HTTPServerResponsePart
+    package typealias OutboundOut = HTTPServerResponsePart
 
     private let timeout: TimeAmount
     private var check: Scheduled<Void>?
     private var lastBuffered: Int = 0
     private var lastProgress = NIODeadline.now()
 
-    init(timeout: TimeAmount) {
+    package init(timeout: TimeAmount) {
         self.timeout = timeout
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         stopWatching()
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.code >= 200:
             startWatching(context)
@@ -41,7 +41,7 @@ final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler {
         }
     }
 
-    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if mode == .all { stopWatching() }
         context.close(mode: mode, promise: promise)
     }

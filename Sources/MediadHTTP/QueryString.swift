@@ -1,8 +1,8 @@
 import MediadClient
 
 /// Parses `application/x-www-form-urlencoded` query strings.
-enum QueryString {
-    static func parse(_ query: String) throws -> [String: String] {
+package enum QueryString {
+    package static func parse(_ query: String) throws -> [String: String] {
         var result: [String: String] = [:]
         for pair in query.split(separator: "&") where !pair.isEmpty {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -3,17 +3,17 @@
 ///
 /// A client id is kept only if it is 1…128 characters of `A-Z a-z 0-9 . _ -`: anything else could break
 /// a log line or blow up its size, so it is replaced rather than cleaned.
-enum RequestID {
-    static let header = "X-Request-Id"
-    static let maxLength = 128
+package enum RequestID {
+    package static let header = "X-Request-Id"
+    package static let maxLength = 128
 
     /// The id to use for a request that sent `presented` (nil when it sent none).
-    static func resolve(_ presented: String?) -> String {
+    package static func resolve(_ presented: String?) -> String {
         if let presented, isSane(presented) { return presented }
         return generate()
     }
 
-    static func isSane(_ text: String) -> Bool {
+    package static func isSane(_ text: String) -> Bool {
         let allowed: (UInt8) -> Bool = { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
@@ -26,7 +26,7 @@ enum RequestID {
     }
 
     /// 16 characters of URL-safe base64 over 96 random bits.
-    static func generate() -> String {
+    package static func generate() -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64

@@ -6,11 +6,11 @@ import NIOHTTP1
 /// Downloads are sent with `sendfile` by writing a `FileRegion`; the async channel writer does not say
 /// when a write has finished, so this outbound handler, between that writer and the HTTP encoder, owns
 /// closing the file descriptor.
-final class FileRegionCloser: ChannelOutboundHandler, RemovableChannelHandler {
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+package final class FileRegionCloser: ChannelOutboundHandler, RemovableChannelHandler {
+    package typealias OutboundIn = HTTPServerResponsePart
+    package typealias OutboundOut = HTTPServerResponsePart
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard case .body(.fileRegion(let region)) = unwrapOutboundIn(data) else {
             context.write(data, promise: promise)
             return

@@ -9,11 +9,11 @@ import NIOHTTP1
 /// sent from the head, then a malformed chunk), or while one is being written, nothing more is sent;
 /// and once this handler has answered, the response `Connection` may still write for the same request
 /// (its body read failed) is dropped.
-final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+package final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPServerRequestPart
+    package typealias InboundOut = HTTPServerRequestPart
+    package typealias OutboundIn = HTTPServerResponsePart
+    package typealias OutboundOut = HTTPServerResponsePart
 
     private let accessLog: AccessLog
     private var responseInProgress = false
@@ -24,11 +24,11 @@ final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandle
     /// This handler sent the connection's last response.
     private var answeredError = false
 
-    init(accessLog: AccessLog) {
+    package init(accessLog: AccessLog) {
         self.accessLog = accessLog
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: Error) {
         guard let parserError = error as? HTTPParserError else {
             context.fireErrorCaught(error)
             return
@@ -64,7 +64,7 @@ final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandle
         context.fireErrorCaught(error)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
             requestOpen = true
@@ -75,7 +75,7 @@ final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandle
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard !answeredError else {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return

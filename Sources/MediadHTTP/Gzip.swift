@@ -1,9 +1,9 @@
 import CZlib
 
 /// gzip (RFC 1952) compression of an in-memory body with zlib.
-enum Gzip {
+package enum Gzip {
     /// The gzip member for `input`, or nil if zlib fails (the caller then sends the body uncompressed).
-    static func compress(_ input: [UInt8], level: Int32 = 6) -> [UInt8]? {
+    package static func compress(_ input: [UInt8], level: Int32 = 6) -> [UInt8]? {
         guard !input.isEmpty else { return nil }
         var stream = z_stream()
         guard mediad_deflate_init_gzip(&stream, level) == Z_OK else { return nil }

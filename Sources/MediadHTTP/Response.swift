@@ -1,29 +1,28 @@
 import Foundation
-import JobStore
 import NIOCore
 import NIOHTTP1
 
 /// A response before it is written: status, headers and a body held in memory or sent from a file.
-struct Response {
-    enum Body {
+package struct Response {
+    package enum Body {
         case empty
         case bytes(ByteBuffer)
         /// Sent with sendfile; `FileRegionCloser` closes the handle once written.
         case file(FileRegion)
     }
 
-    var status: HTTPResponseStatus
-    var headers: HTTPHeaders
-    var body: Body
+    package var status: HTTPResponseStatus
+    package var headers: HTTPHeaders
+    package var body: Body
 
-    init(status: HTTPResponseStatus, headers: HTTPHeaders = [:], body: Body = .empty) {
+    package init(status: HTTPResponseStatus, headers: HTTPHeaders = [:], body: Body = .empty) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// Bytes the body will hold, for `Content-Length`.
-    var bodyLength: Int {
+    package var bodyLength: Int {
         switch body {
         case .empty: 0
         case .bytes(let buffer): buffer.readableBytes
@@ -31,9 +30,9 @@ struct Response {
         }
     }
 
-    /// A JSON body with the service's encoding (job records: RFC 3339 times, sorted keys).
-    static func json<T: Encodable>(
-        _ value: T, status: HTTPResponseStatus = .ok, encoder: JSONEncoder = JobJSON.encoder()
+    /// A JSON body made by `encoder`, with a final newline.
+    package static func json<T: Encodable>(
+        _ value: T, status: HTTPResponseStatus = .ok, encoder: JSONEncoder
     )
         -> Response
     {
@@ -48,8 +47,15 @@ struct Response {
         }
     }
 
+    /// Error bodies: sorted keys, `/` left as it is.
+    private static var errorEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
     /// `{"error":{"code","message"}}` with the error's status and headers.
-    static func error(_ error: ServiceError) -> Response {
+    package static func error(_ error: ServiceError) -> Response {
         struct Envelope: Encodable {
             struct Detail: Encodable {
                 let code: String
@@ -57,13 +63,15 @@ struct Response {
             }
             let error: Detail
         }
-        var response = json(Envelope(error: .init(code: error.code, message: error.message)), status: error.status)
+        var response = json(
+            Envelope(error: .init(code: error.code, message: error.message)), status: error.status,
+            encoder: errorEncoder)
         for (name, value) in error.headers { response.headers.replaceOrAdd(name: name, value: value) }
         return response
     }
 
     /// A plain-text or other in-memory body.
-    static func text(_ text: String, contentType: String = "text/plain; charset=utf-8") -> Response {
+    package static func text(_ text: String, contentType: String = "text/plain; charset=utf-8") -> Response {
         Response(status: .ok, headers: ["content-type": contentType], body: .bytes(ByteBuffer(string: text)))
     }
 }

@@ -6,24 +6,24 @@ import NIOCore
 /// The answer goes out before the request is read, so a client that has sent one still finds it; the
 /// output side is shut first and what the client sends meanwhile is read and dropped for a moment, as
 /// closing a socket with unread input would reset it and could destroy the answer on its way.
-final class OverCapacityResponder: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
+package final class OverCapacityResponder: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
 
     private static let lingering = TimeAmount.seconds(1)
     private var answered = false
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { answer(context) }
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         answer(context)
         context.fireChannelActive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed { context.close(promise: nil) }
     }
 

@@ -9,11 +9,11 @@ import NIOHTTP1
 /// arrive, never the time the server itself takes to write what it has: one wait longer than
 /// `bodyIdleTimeout` closes the connection, and so does a body slower than `UploadPace` allows. Waiting
 /// for a response — a long poll — is not idle time, nor is sending one (`SendTimeout` watches that).
-final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+package final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPServerRequestPart
+    package typealias InboundOut = HTTPServerRequestPart
+    package typealias OutboundIn = HTTPServerResponsePart
+    package typealias OutboundOut = HTTPServerResponsePart
 
     private let headTimeout: TimeAmount
     private let bodyIdleTimeout: TimeAmount
@@ -26,27 +26,27 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     /// When the server last asked for more of a body and has not had it yet.
     private var waitingSince: NIODeadline?
 
-    init(headTimeout: TimeAmount, bodyIdleTimeout: TimeAmount, minimumUploadRate: Int64) {
+    package init(headTimeout: TimeAmount, bodyIdleTimeout: TimeAmount, minimumUploadRate: Int64) {
         self.headTimeout = headTimeout
         self.bodyIdleTimeout = bodyIdleTimeout
         pace = UploadPace(minimumRate: minimumUploadRate)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { arm(context, headTimeout) }
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         arm(context, headTimeout)
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         disarm()
         context.fireChannelInactive()
     }
 
-    func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         if inBody && waitingSince == nil {
             waitingSince = .now()
             arm(context, bodyIdleTimeout)
@@ -54,7 +54,7 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         context.read()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
             requestsRead += 1
@@ -75,7 +75,7 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard case .end = unwrapOutboundIn(data) else {
             context.write(data, promise: promise)
             return
