@@ -53,9 +53,20 @@ let package = Package(
             ]
         ),
         .target(
+            name: "MediadRuntime",
+            dependencies: [
+                "MediaJobs", "JobStore", "MediadClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
             name: "Server",
             dependencies: [
-                "MediaJobs", "JobStore", "MediadClient", "MediadHTTP", "CZlib", "CMalloc",
+                "MediaJobs", "JobStore", "MediadClient", "MediadHTTP", "MediadRuntime", "CZlib", "CMalloc",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -71,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "mediad",
             dependencies: [
-                "MediaJobs", "Server", "MediadClient",
+                "MediaJobs", "Server", "MediadClient", "MediadRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -86,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "MediadClient", "MediadHTTP", "MediaJobs", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "Server", "MediadClient", "MediadHTTP", "MediadRuntime", "MediaJobs", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["openapi_check.py"]),
     ]

@@ -2,6 +2,7 @@ import Foundation
 import JobStore
 import MediaCore
 import MediadHTTP
+import MediadRuntime
 import NIOHTTP1
 import NIOPosix
 

@@ -2,6 +2,7 @@ import Foundation
 import JobStore
 import Logging
 import MediadHTTP
+import MediadRuntime
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -50,7 +51,8 @@ public enum MediadServer {
                     .init(service: notifier, serviceName: "webhooks"),
                     .init(
                         service: RetentionSweeper(
-                            jobs: jobs, store: store, threadPool: threadPool, retention: configuration.retention),
+                            jobs: jobs, store: store, threadPool: threadPool, retention: configuration.retention,
+                            idempotencyLifetime: IdempotencyKey.lifetime),
                         serviceName: "retention"),
                     .init(service: ListenerService(server: server, announce: listening), serviceName: "listener"),
                 ],

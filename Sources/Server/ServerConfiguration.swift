@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MediadHTTP
+import MediadRuntime
 
 /// Everything `mediad serve` can be told, with the defaults of DESIGN.md.
 public struct ServerConfiguration: Sendable {

@@ -1,8 +1,8 @@
 import NIOCore
 import Testing
 
+@testable import MediadRuntime
 @testable import MediadClient
-@testable import Server
 
 /// The callback URL, host pattern and address rules that decide whom the server may call.
 @Suite struct CallbackAddressTests {

@@ -3,7 +3,7 @@ import JobStore
 import MediaJobs
 import Testing
 
-@testable import Server
+@testable import MediadRuntime
 
 /// The index status requests read without the job service's actor: whole records, live progress.
 @Suite struct JobIndexTests {

@@ -4,6 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import MediadRuntime
 @testable import MediadHTTP
 @testable import Server
 

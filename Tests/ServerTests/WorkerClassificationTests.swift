@@ -2,7 +2,7 @@ import Foundation
 import MediaCore
 import Testing
 
-@testable import Server
+@testable import MediadRuntime
 
 /// How a worker names its failure: for want of memory, `out_of_memory`, whatever code it had before.
 ///

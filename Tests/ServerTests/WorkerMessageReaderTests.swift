@@ -2,7 +2,7 @@ import Foundation
 import MediaCore
 import Testing
 
-@testable import Server
+@testable import MediadRuntime
 
 /// Reading workers' messages and capping what mediad reports of a file's metadata, without a server.
 @Suite struct WorkerMessageReaderTests {

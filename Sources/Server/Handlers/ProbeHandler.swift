@@ -2,6 +2,7 @@ import Foundation
 import MediaCore
 import MediaJobs
 import MediadHTTP
+import MediadRuntime
 
 extension MediaService {
     /// `POST /probe`: takes one of the `--max-probes` slots (429 `too_many_probes` when none is free, before

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Metrics
 import MediadHTTP
+import MediadRuntime
 import Prometheus
 
 /// The service's metrics, recorded through swift-metrics and exposed by swift-prometheus at `/metrics`.
@@ -15,11 +16,11 @@ enum ServiceMetrics {
         static let requestDuration = HTTPMetrics.requestDuration
         static let uploadedBytes = HTTPMetrics.uploadedBytes
         static let servedBytes = HTTPMetrics.servedBytes
-        static let jobs = "mediad_jobs_total"
-        static let jobDuration = "mediad_job_duration_seconds"
+        static let jobs = JobMetrics.jobs
+        static let jobDuration = JobMetrics.jobDuration
         static let queued = "mediad_jobs_queued"
         static let running = "mediad_jobs_running"
-        static let workerCrashes = "mediad_worker_crashes_total"
+        static let workerCrashes = JobMetrics.workerCrashes
     }
 
     /// The route label of a request that matched no route.
@@ -44,17 +45,6 @@ enum ServiceMetrics {
         setLoad(queued: 0, running: 0)
     }
 
-    /// A job that reached a final state after running for `ran` (nil if it never started).
-    static func jobFinished(kind: String, state: String, ran: Duration?) {
-        Counter(label: Name.jobs, dimensions: [("kind", kind), ("state", state)]).increment()
-        if let ran { Timer(label: Name.jobDuration, dimensions: [("kind", kind)]).recordNanoseconds(nanoseconds(ran)) }
-    }
-
-    /// A job's worker process died by a signal or ran out of memory.
-    static func workerCrashed(kind: String) {
-        Counter(label: Name.workerCrashes, dimensions: [("kind", kind)]).increment()
-    }
-
     /// The queue depth and the jobs running now, sampled when `/metrics` is read.
     static func setLoad(queued: Int, running: Int) {
         Gauge(label: Name.queued).record(queued)
@@ -64,10 +54,5 @@ enum ServiceMetrics {
     /// The exposition in Prometheus text format 0.0.4.
     static func exposition() -> [UInt8] {
         registry.emitToBuffer()
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

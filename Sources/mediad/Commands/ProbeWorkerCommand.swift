@@ -1,5 +1,5 @@
 import ArgumentParser
-import Server
+import MediadRuntime
 
 /// `mediad probe-worker`: describes one uploaded file under resource limits, for `mediad serve`'s `/probe`.
 struct ProbeWorkerCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Server
+import MediadRuntime
 
 /// `mediad worker`: runs one job of a server's data directory in this process, for `mediad serve`.
 struct WorkerCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import MediadRuntime
 import Server
 
 // The enumerations `mediad serve` takes by name (`--log-format json`), read by their raw values.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediadClient
+import MediadRuntime
 import Server
 
 extension ServeOptions {

@@ -1,4 +1,5 @@
 import Logging
+import MediadRuntime
 import Server
 
 extension ServeOptions {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import MediadRuntime
 import Server
 
 /// Every option of `mediad serve`, in the order `--help` lists them.

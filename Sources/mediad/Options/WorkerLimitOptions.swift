@@ -1,5 +1,5 @@
 import ArgumentParser
-import Server
+import MediadRuntime
 
 /// The resource limits `mediad serve` passes to each `mediad worker` and `mediad probe-worker` it starts.
 struct WorkerLimitOptions: ParsableArguments {

@@ -1,7 +1,7 @@
 import Foundation
 import MediaCore
 import MediaJobs
-import Server
+import MediadRuntime
 import Synchronization
 
 /// Set by SIGINT/SIGTERM; jobs poll it and stop with `cancelled`, removing their partial outputs.

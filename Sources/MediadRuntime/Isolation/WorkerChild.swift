@@ -1,0 +1,155 @@
+import Foundation
+import MediaCore
+import Synchronization
+
+/// One child process the server isolates untrusted work in (`mediad worker` for a job, `mediad probe-worker`
+/// for `/probe`): started from this server's own executable with stdout and stderr on pipes.
+///
+/// Shared between the supervising thread and its watchdog, which may only call `kill()`.
+package final class WorkerChild: @unchecked Sendable {
+    // `process` is configured and started by the supervising thread before the watchdog exists; after
+    // that only `processIdentifier`, which Foundation sets once at launch, is read from other threads.
+    private let process = Process()
+    private let stdout = Pipe()
+    private let stderr = Pipe()
+    private let tail = Mutex(Data())
+    private let stderrDone = DispatchSemaphore(value: 0)
+
+    /// How much of the worker's stderr is kept for the job's log.
+    package static let stderrTailBytes = 4096
+
+    /// How a worker ended.
+    package enum End: CustomStringConvertible {
+        case exit(Int32)
+        case signal(Int32)
+
+        package var description: String {
+            switch self {
+            case .exit(let status): "exited with status \(status)"
+            case .signal(let number): "was killed by \(SignalName.of(number))"
+            }
+        }
+
+        /// Why a child that ended without a final message failed, `doing` what (e.g. "the job"): SIGXCPU
+        /// (its CPU-time limit) → `timeout`; a signal with the Swift runtime's or C++'s allocation-failure
+        /// text on stderr → `out_of_memory`; any other signal or exit → `worker_crashed`.
+        func failure(doing work: String, stderr: String, limits: WorkerLimits) -> MediaError {
+            switch self {
+            case .signal(SIGXCPU):
+                return MediaError(.timeout, "\(work) used more than its \(limits.cpuSeconds) s of CPU time")
+            case .signal
+            where ["Could not allocate memory", "std::bad_alloc", "out of memory"].contains(where: stderr.contains):
+                return MediaError(
+                    .outOfMemory, "\(work) needed more than its \(limits.memory) bytes of memory (\(self))")
+            case .signal, .exit:
+                return MediaError(.workerCrashed, "the worker process \(self) before finishing \(work)")
+            }
+        }
+    }
+
+    /// A child running `arguments` of this server's executable, not started yet.
+    package init(arguments: [String]) {
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        // A crash should end the worker at once, not after a symbolicated backtrace.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = ServerTether.childEnvironment(environment)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdout
+        process.standardError = stderr
+    }
+
+    /// A `mediad worker` running job `id` of the store in `dataDirectory`.
+    package convenience init(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
+        // Ids are URL-safe base64 and may start with "-": the id goes after "--" so it is never read as a flag.
+        self.init(
+            arguments: ["worker", "--data-dir", dataDirectory] + limits.arguments + [
+                "--min-free-disk", String(minimumFreeBytes), "--", id,
+            ])
+    }
+
+    /// A `mediad probe-worker` describing the file at `path`.
+    package convenience init(probing path: String, limits: WorkerLimits) {
+        self.init(arguments: ["probe-worker"] + limits.arguments + ["--", path])
+    }
+
+    /// This server's executable, by absolute path.
+    package static let executable: String = {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }()
+
+    package var pid: Int32 { process.processIdentifier }
+
+    package func start() throws {
+        try process.run()
+        try? stdout.fileHandleForWriting.close()
+        try? stderr.fileHandleForWriting.close()
+        // A thread of its own rather than one of Dispatch's: it blocks for the child's whole life, and the
+        // children at once are bounded by --workers and --max-probes.
+        let drain = Thread { [self] in
+            Self.readToEnd(stderr.fileHandleForReading) { chunk in
+                tail.withLock { kept in
+                    kept.append(chunk)
+                    if kept.count > Self.stderrTailBytes { kept.removeFirst(kept.count - Self.stderrTailBytes) }
+                }
+            }
+            stderrDone.signal()
+        }
+        drain.name = "worker-stderr"
+        drain.start()
+    }
+
+    package func kill() { _ = Foundation.kill(pid, SIGKILL) }
+
+    /// Reads the worker's stdout to its end, passing each message line to `body`. Returns false when a
+    /// line was over `WorkerMessageReader.maximumLineBytes`: it was dropped, and the worker's answer with it.
+    package func readMessages(_ body: (WorkerMessage) -> Void) -> Bool {
+        var reader = WorkerMessageReader()
+        Self.readToEnd(stdout.fileHandleForReading) { reader.consume($0, body) }
+        return !reader.refusedLine
+    }
+
+    /// Reads a pipe until its end. `read(2)` is retried when a signal interrupts it: the server gets a
+    /// SIGCHLD whenever any worker exits, and `FileHandle.availableData` reports such an interruption as
+    /// an empty read, which would look like the end and lose the worker's last message.
+    package static func readToEnd(_ handle: FileHandle, _ body: (Data) -> Void) {
+        let descriptor = handle.fileDescriptor
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                body(Data(buffer[0..<count]))
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+
+    /// Waits for the worker to exit and for its stderr to be read to the end.
+    package func wait() -> End {
+        process.waitUntilExit()
+        stderrDone.wait()
+        let status = process.terminationStatus
+        return process.terminationReason == .uncaughtSignal ? .signal(status) : .exit(status)
+    }
+
+    /// The last lines the worker wrote on stderr.
+    package func stderrTail() -> String {
+        String(decoding: tail.withLock { $0 }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Signal names as people look them up (`SIGSEGV`), for messages.
+package enum SignalName {
+    package static func of(_ number: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGSEGV: "SIGSEGV", SIGKILL: "SIGKILL", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGILL: "SIGILL",
+            SIGFPE: "SIGFPE", SIGTRAP: "SIGTRAP", SIGTERM: "SIGTERM", SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ",
+            SIGPIPE: "SIGPIPE", SIGINT: "SIGINT", SIGSYS: "SIGSYS",
+        ]
+        return names[number] ?? "signal \(number)"
+    }
+}

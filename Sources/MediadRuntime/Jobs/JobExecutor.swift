@@ -1,0 +1,70 @@
+import Foundation
+import JobStore
+import MediaJobs
+
+/// Runs the engine for one job record, synchronously: in a worker process, or with `--isolation none` on
+/// a thread of the server.
+package struct JobExecutor {
+    package let store: JobStore
+
+    /// What a successful run reports back: the typed result and each output's size and SHA-256, hashed
+    /// here, right after the job wrote it, so the server never reads an output again.
+    package struct Outcome: Sendable, Equatable, Encodable {
+        var result: JobResultValue
+        /// Primary output first, the others by name: the order a record lists them in.
+        var outputs: [FileDigest]
+
+        var warnings: [String] { result.warnings }
+
+        enum CodingKeys: String, CodingKey {
+            case kind, result, outputs
+        }
+
+        init(result: JobResultValue, outputs: [FileDigest]) {
+            self.result = result
+            self.outputs = outputs
+        }
+
+        package func encode(to encoder: Swift.Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(result.kind, forKey: .kind)
+            try container.encode(result, forKey: .result)
+            try container.encode(outputs, forKey: .outputs)
+        }
+    }
+
+    package func run(_ record: JobRecord, context: JobContext) throws -> Outcome {
+        let id = record.id
+        let given = Set(record.inputs.map(\.name))
+        let inputs = JobInputFiles(
+            Dictionary(
+                uniqueKeysWithValues: record.kind.inputs.filter { given.contains($0.storedName) }.map {
+                    ($0.name, store.inputPath(id: id, name: $0.storedName))
+                }))
+        let directory = store.outputDirectory(id: id)
+        let result = try record.kind.run(record.options, inputs: inputs, outputDirectory: directory, context: context)
+        let primary = try record.kind.primaryOutput(for: record.options)
+        let names = result.outputs.sorted()
+        let outputs = try (names.filter { $0 == primary } + names.filter { $0 != primary }).map {
+            try FileDigest(hashing: $0, in: directory)
+        }
+        return Outcome(result: result, outputs: outputs)
+    }
+}
+
+extension JobExecutor.Outcome {
+    /// The outputs as job `id`'s record lists them, with their download urls.
+    package func listedOutputs(ofJob id: String) -> [JobOutput] {
+        outputs.map { JobOutput($0, ofJob: id, contentType: OutputContentType.of($0.name)) }
+    }
+}
+
+extension JobExecutor.Outcome: Decodable {
+    /// Reads `kind` first: it says which type `result` decodes as.
+    package init(from decoder: Swift.Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let kind = try container.decode(JobKind.self, forKey: .kind)
+        result = try kind.decodeResult(from: container.superDecoder(forKey: .result))
+        outputs = try container.decode([FileDigest].self, forKey: .outputs)
+    }
+}

@@ -1,0 +1,27 @@
+import Synchronization
+
+/// What the service and a job's worker thread share while it runs: the cancel request and the progress.
+package final class RunningJob: Sendable {
+    /// Why a run is being stopped.
+    package enum StopReason: UInt8 {
+        case none = 0
+        /// `DELETE /jobs/{id}`: the job ends as `cancelled`.
+        case cancelledByUser = 1
+        /// Server shutdown: the job goes back to the queue.
+        case shutdown = 2
+        /// Shared store: another replica took the job over (this one missed renewing its lease).
+        case leaseLost = 3
+    }
+
+    private let stop = Atomic<UInt8>(StopReason.none.rawValue)
+    private let progressBits = Atomic<UInt64>(Double(0).bitPattern)
+
+    package func requestStop(_ reason: StopReason) { stop.store(reason.rawValue, ordering: .relaxed) }
+
+    package var stopReason: StopReason { StopReason(rawValue: stop.load(ordering: .relaxed)) ?? .none }
+
+    package var progress: Double {
+        get { Double(bitPattern: progressBits.load(ordering: .relaxed)) }
+        set { progressBits.store(newValue.bitPattern, ordering: .relaxed) }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import JobStore
+import Logging
+import Synchronization
+
+/// mediad's log handler: one line per event on stderr, as `text` for people or `json` for log pipelines.
+///
+/// Text: `2026-11-22T22:40:01.123Z info mediad.http: request method=GET path=/jobs status=200`, values
+/// with spaces, quotes or `=` quoted. JSON: one object a line with `timestamp`, `level`, `logger`,
+/// `message` and `metadata` (numbers and booleans stay JSON numbers and booleans).
+public struct LogLineHandler: LogHandler {
+    /// How lines are written.
+    public enum Format: String, Sendable, CaseIterable {
+        case text, json
+    }
+
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level
+    private let label: String
+    private let format: Format
+    private let sink: @Sendable (String) -> Void
+
+    /// A handler for `label` that hands each finished line (with its newline) to `sink`.
+    public init(
+        label: String, format: Format, level: Logger.Level,
+        sink: @escaping @Sendable (String) -> Void = LogLineHandler.standardError
+    ) {
+        self.label = label
+        self.format = format
+        self.logLevel = level
+        self.sink = sink
+    }
+
+    /// Makes every `Logger` of the process use this handler. Call once, before creating loggers.
+    public static func bootstrap(format: Format, level: Logger.Level) {
+        LoggingSystem.bootstrap { label in LogLineHandler(label: label, format: format, level: level) }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        sink(line(level: event.level, message: event.message.description, metadata: merged, date: Date()))
+    }
+
+    /// The line for one event, newline included.
+    package func line(level: Logger.Level, message: String, metadata: Logger.Metadata, date: Date) -> String {
+        let timestamp = JobJSON.rfc3339(date)
+        switch format {
+        case .text:
+            let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.textValue($0.value))" }
+            return ([timestamp, level.rawValue, "\(label):", Self.quotedIfNeeded(message)] + fields)
+                .joined(separator: " ") + "\n"
+        case .json:
+            let object: JSONLogValue = .object([
+                ("timestamp", .string(timestamp)), ("level", .string(level.rawValue)), ("logger", .string(label)),
+                ("message", .string(message)), ("metadata", JSONLogValue(metadata)),
+            ])
+            return object.encoded + "\n"
+        }
+    }
+
+    /// Writes the line to fd 2 with one `write(2)` (more only if the kernel takes part of it), unbuffered:
+    /// lines up to 4 KiB (`PIPE_BUF`) from several threads never interleave, and none waits in a buffer.
+    public static let standardError: @Sendable (String) -> Void = { line in
+        let bytes = Array(line.utf8)
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+
+    private static func textValue(_ value: Logger.Metadata.Value) -> String {
+        switch value {
+        case .string(let text): quotedIfNeeded(text)
+        case .stringConvertible(let item): quotedIfNeeded(item.description)
+        case .array, .dictionary: quotedIfNeeded(JSONLogValue(value).encoded)
+        }
+    }
+
+    /// The text as is when it is one plain word; else in double quotes with `"`, `\` and controls escaped,
+    /// so a client-chosen path can neither break a line nor fake a field.
+    package static func quotedIfNeeded(_ text: String) -> String {
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "=" && $0 != "\\"
+            }
+        return plain ? text : JSONLogValue.string(text).encoded
+    }
+}

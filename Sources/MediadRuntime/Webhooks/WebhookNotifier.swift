@@ -1,0 +1,134 @@
+import Foundation
+import JobStore
+import MediaCore
+import MediadClient
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// Delivers job-end webhooks: POSTs the job JSON to its `callback_url`, signed, and retries non-2xx
+/// answers, connection errors and timeouts with exponential backoff until `retryWindow` after the job
+/// ended. Every attempt is recorded in the job through `JobService`, the only writer of `job.json`.
+///
+/// Redirects are never followed, and the host is checked against `--webhook-allow` again before each
+/// delivery (a server restarted with a narrower list does not call hosts it no longer allows), then
+/// resolved and pinned by `CallbackAddress`, which keeps allowed names off internal addresses.
+/// Deliveries are child tasks of the notifier's `run`, a service of the group: a shutdown cancels those
+/// under way, and a restart resumes those of jobs that ended within the window and have no 2xx yet
+/// (`resume`).
+package final class WebhookNotifier: Service, Sendable {
+    /// One job's delivery, from its next attempt on.
+    private struct Delivery: Sendable {
+        var id: String
+        var callback: String
+        var payload: [UInt8]
+        var secret: String
+        var attempt: Int
+        var deadline: Date
+    }
+
+    private let settings: WebhookSettings
+    private let client: HTTPClient
+    private let jobs: JobService
+    /// Jobs with a delivery under way, so that a job ending while `resume` runs is not delivered twice.
+    private let active = Mutex<Set<String>>([])
+    private let (deliveries, queue) = AsyncStream.makeStream(of: Delivery.self)
+
+    private init(settings: WebhookSettings, jobs: JobService) throws {
+        self.settings = settings
+        self.jobs = jobs
+        client = try HTTPClient(tls: settings.tls)
+    }
+
+    /// A notifier that hears of every job `jobs` ends.
+    package static func attach(to jobs: JobService, settings: WebhookSettings) async throws -> WebhookNotifier {
+        let notifier = try WebhookNotifier(settings: settings, jobs: jobs)
+        await jobs.onJobEnd { notifier.deliver($0) }
+        return notifier
+    }
+
+    /// Resumes the unfinished deliveries of jobs loaded from the store (in a shared store, of the jobs
+    /// this replica ran last).
+    package func resume() async {
+        for record in await jobs.endedJobsToNotify() { deliver(record) }
+    }
+
+    /// Starts delivering the end of `job`, unless it has no callback, was delivered, or its window closed.
+    package func deliver(_ job: JobRecord) {
+        guard let callback = job.callbackURL, let secret = settings.secret else { return }
+        let previous = job.notifications ?? []
+        let deadline = (job.finishedAt ?? Date()).addingTimeInterval(settings.retryWindow)
+        guard !previous.contains(where: \.delivered), Date() < deadline else { return }
+        var body = job
+        body.notifications = nil
+        guard let payload = try? JobJSON.encoder().encode(body),
+            active.withLock({ $0.insert(job.id).inserted })
+        else { return }
+        queue.yield(
+            Delivery(
+                id: job.id, callback: callback, payload: Array(payload), secret: secret,
+                attempt: previous.count + 1, deadline: deadline))
+    }
+
+    /// Delivers what `deliver` queues, each job in a child task, until a graceful shutdown cancels them.
+    package func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                for await delivery in self.deliveries {
+                    group.addTask {
+                        await self.deliver(delivery)
+                        _ = self.active.withLock { $0.remove(delivery.id) }
+                    }
+                }
+            }
+        }
+    }
+
+    private func deliver(_ delivery: Delivery) async {
+        let url: HTTPURL
+        do {
+            url = try settings.check(delivery.callback)
+        } catch {
+            let message = (error as? MediaError)?.message ?? "\(error)"
+            _ = await jobs.recordNotification(delivery.id, NotificationAttempt(at: Date(), status: nil, error: message))
+            return
+        }
+        var number = delivery.attempt
+        if number > 1 { try? await Task.sleep(for: .milliseconds(Int(settings.delay(beforeAttempt: number) * 1000))) }
+        while !Task.isCancelled {
+            let attempt = await self.attempt(url, payload: delivery.payload, secret: delivery.secret)
+            guard await jobs.recordNotification(delivery.id, attempt), !attempt.delivered else { return }
+            number += 1
+            let delay = settings.delay(beforeAttempt: number)
+            guard Date().addingTimeInterval(delay) < delivery.deadline else { return }
+            try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+        }
+    }
+
+    private func attempt(_ url: HTTPURL, payload: [UInt8], secret: String) async -> NotificationAttempt {
+        let now = Date()
+        let address: SocketAddress
+        do {
+            address = try await NIOThreadPool.singleton.runIfActive { [settings] in
+                try CallbackAddress.resolve(url, allowed: settings.allowedHosts)
+            }
+        } catch {
+            return NotificationAttempt(at: now, status: nil, error: "\(error)")
+        }
+        let signature = WebhookSignature.header(
+            secret: secret, timestamp: Int(now.timeIntervalSince1970), body: payload)
+        do {
+            let response = try await client.send(
+                .POST, url, address: address,
+                headers: [("Content-Type", "application/json"), ("Mediad-Signature", signature)],
+                body: .bytes(payload), timeout: .milliseconds(Int64(settings.attemptTimeout * 1000)),
+                sink: { _ in })
+            let ok = (200..<300).contains(response.status)
+            return NotificationAttempt(
+                at: now, status: response.status, error: ok ? nil : "the receiver answered \(response.status)")
+        } catch {
+            return NotificationAttempt(at: now, status: nil, error: "\(error)")
+        }
+    }
+}
