@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import JobStore
 import Logging
@@ -11,7 +10,7 @@ import NIOPosix
 /// The store's directory is the truth; this actor keeps the index in memory, rebuilt from the store at
 /// start (with interrupted runs requeued or, after three attempts, failed). Records are saved on every
 /// state change through the blocking-I/O thread pool. Jobs run at most `workers` at a time, each in a
-/// supervised worker process (or, with isolation `none`, on a Dispatch worker thread); progress and
+/// supervised worker process (or, with isolation `none`, in this process), each on a thread of its own; progress and
 /// cancellation pass through a `RunningJob` without a hop to the actor.
 ///
 /// With `replicas` set (shared-store mode), several servers share the store: see `JobService+Replicas`.
@@ -36,7 +35,6 @@ package actor JobService {
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
     package var accepting = true
     private var endObserver: (@Sendable (JobRecord) -> Void)?
-    private let workQueue = DispatchQueue(label: "mediad.jobs", qos: .userInitiated, attributes: .concurrent)
     package let events = JobEvents(logger: Logger(label: "mediad.jobs"))
     /// Shared-store mode: the leases of the jobs this server runs.
     package var leases: [String: Lease] = [:]
@@ -232,26 +230,43 @@ package actor JobService {
         }
     }
 
+    /// Runs the job on a thread of its own — a worker to supervise, or the job itself with `--isolation
+    /// none` — so that neither the actor nor a shared pool waits on it; at most `workers` run at once.
     private func launch(_ record: JobRecord, _ run: RunningJob) {
         let store = store
         let isolation = isolation
-        workQueue.async {
-            let outcome =
-                switch isolation.mode {
-                case .process: WorkerSupervisor(store: store, settings: isolation).run(record, run)
-                case .none: Self.runInProcess(record, run, store: store)
+        Task {
+            let outcome: Result<JobExecutor.Outcome, Error>
+            do {
+                outcome = try await DedicatedThread.run(name: "mediad-job") {
+                    Self.execute(record, run, store: store, isolation: isolation)
                 }
-            let log = JobLog(path: store.logPath(id: record.id))
-            switch outcome {
-            case .success(let done):
-                for warning in done.warnings { log.write("warning: \(warning)") }
-                log.write("succeeded")
-            case .failure(let error):
-                log.write("failed: \(error)")
+            } catch {
+                outcome = .failure(error)
             }
-            log.close()
-            Task { await self.completed(record.id, outcome, stop: run.stopReason) }
+            await self.completed(record.id, outcome, stop: run.stopReason)
         }
+    }
+
+    /// Runs the job to its end and writes how it ended to its log.
+    private static func execute(_ record: JobRecord, _ run: RunningJob, store: JobStore, isolation: IsolationSettings)
+        -> Result<JobExecutor.Outcome, Error>
+    {
+        let outcome =
+            switch isolation.mode {
+            case .process: WorkerSupervisor(store: store, settings: isolation).run(record, run)
+            case .none: runInProcess(record, run, store: store)
+            }
+        let log = JobLog(path: store.logPath(id: record.id))
+        switch outcome {
+        case .success(let done):
+            for warning in done.warnings { log.write("warning: \(warning)") }
+            log.write("succeeded")
+        case .failure(let error):
+            log.write("failed: \(error)")
+        }
+        log.close()
+        return outcome
     }
 
     /// Runs the job on the calling thread, with libav's lines from this thread in the job's log.
