@@ -1,5 +1,5 @@
-/// A file's name, size and SHA-256 (lowercase hex): what a worker reports for each output it wrote, so
-/// the server lists outputs without reading them again.
+/// A file's name, size and SHA-256 (lowercase hex): a job's input as received (`JobInput`), or an output
+/// as the worker that wrote it reports it, so the server lists outputs without reading them again.
 public struct FileDigest: Codable, Sendable, Equatable {
     public var name: String
     public var size: Int64

@@ -10,17 +10,7 @@ public enum JobState: String, Codable, Sendable, CaseIterable {
 }
 
 /// An input file as received: its name in the job directory, size and SHA-256 (lowercase hex).
-public struct JobInput: Codable, Sendable, Equatable {
-    public var name: String
-    public var size: Int64
-    public var sha256: String
-
-    public init(name: String, size: Int64, sha256: String) {
-        self.name = name
-        self.size = size
-        self.sha256 = sha256
-    }
-}
+public typealias JobInput = FileDigest
 
 /// A finished output: listed only once the file is complete under its final name.
 ///
