@@ -16,9 +16,6 @@ package final class ConnectionLimit: Sendable {
         self.maximum = maximum
     }
 
-    /// Connections being served now.
-    package var current: Int { open.load(ordering: .relaxed) }
-
     /// Takes a place for a new connection, and gives it back when the channel closes; false when full.
     package func admit(_ channel: any Channel) -> Bool {
         let (_, count) = open.wrappingAdd(1, ordering: .relaxed)

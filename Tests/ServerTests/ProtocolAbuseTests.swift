@@ -7,21 +7,7 @@ import Testing
 @Suite(.serialized) struct ProtocolAbuseTests {
     /// Sends raw bytes on one connection and returns the answer up to the server's close (5 s at most).
     func exchange(_ port: Int, _ request: String) throws -> String {
-        try Python.run(
-            """
-            import socket, sys
-            s = socket.create_connection(("127.0.0.1", \(port)), timeout=5)
-            s.sendall(bytes.fromhex("\(Array(request.utf8).map { String(format: "%02x", $0) }.joined())"))
-            data = b""
-            try:
-                while True:
-                    chunk = s.recv(65536)
-                    if not chunk: break
-                    data += chunk
-            except Exception:
-                pass
-            sys.stdout.write(data.decode("latin-1"))
-            """)
+        try Python.exchange(port: port, request)
     }
 
     @Test func oversizeHeadersGet431AndLongTargets414() throws {

@@ -10,4 +10,27 @@ enum Python {
         let file = try scratch.write("client.py", Array(script.utf8))
         return try Command.run("python3", [file]).text
     }
+
+    /// Sends `request`, then `padding` zero bytes, on one connection, and returns what the server answers
+    /// up to its close (5 s at most). Sending stops quietly where the server stops reading.
+    static func exchange(port: Int, _ request: String, padding: Int = 0) throws -> String {
+        try run(
+            """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", \(port)), timeout=5)
+            try:
+                s.sendall(bytes.fromhex("\(Array(request.utf8).map { String(format: "%02x", $0) }.joined())") + bytes(\(padding)))
+            except OSError:
+                pass
+            data = b""
+            try:
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    data += chunk
+            except OSError:
+                pass
+            sys.stdout.write(data.decode("latin-1"))
+            """)
+    }
 }

@@ -107,16 +107,7 @@ import Testing
     }
 
     @Test func shutsDownCleanlyAndRequeuesWhatDidNotFinish() throws {
-        let scratch = try Scratch("term")
-        let long = scratch.file("long.pcm")
-        try Command.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=44100", "-ac", "2", "-f",
-                "s16le", long,
-            ])
-        let server = try ServerProcess(["--workers", "1", "--shutdown-grace", "0.5"])
-        let id = try #require(try Curl.run(server.url("/jobs/encode"), ["-T", long]).json["id"] as? String)
+        let (server, id) = try Self.serverWithALongJob()
         for _ in 0..<100 where try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String != "running" {
             usleep(50_000)
         }
@@ -132,16 +123,7 @@ import Testing
     /// was put back in the queue — are closed rather than waited for: the server stops within the grace
     /// period and a moment, and exits 0 from its entry point.
     @Test func openLongPollsDoNotHoldAShutdown() throws {
-        let scratch = try Scratch("term-poll")
-        let long = scratch.file("long.pcm")
-        try Command.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=44100", "-ac", "2", "-f",
-                "s16le", long,
-            ])
-        let server = try ServerProcess(["--workers", "1", "--shutdown-grace", "0.5"])
-        let id = try #require(try Curl.run(server.url("/jobs/encode"), ["-T", long]).json["id"] as? String)
+        let (server, id) = try Self.serverWithALongJob()
         let poll = Process()
         poll.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         poll.arguments = ["-s", "-o", "/dev/null", "-m", "120", server.url("/jobs/\(id)?wait=300")]
@@ -160,5 +142,21 @@ import Testing
             let server = try ServerProcess()
             #expect(server.stop(SIGTERM) == 0)
         }
+    }
+
+    /// A server with a short shutdown grace and one worker, running a 10-minute noise encode that will not
+    /// finish within the grace.
+    static func serverWithALongJob() throws -> (ServerProcess, String) {
+        let scratch = try Scratch("term")
+        let long = scratch.file("long.pcm")
+        try Command.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=44100", "-ac", "2", "-f",
+                "s16le", long,
+            ])
+        let server = try ServerProcess(["--workers", "1", "--shutdown-grace", "0.5"])
+        let id = try #require(try Curl.run(server.url("/jobs/encode"), ["-T", long]).json["id"] as? String)
+        return (server, id)
     }
 }
