@@ -2,8 +2,8 @@ import Foundation
 
 /// URL-safe base64 without padding (RFC 4648 §5), the alphabet of job ids and list cursors: it needs no
 /// escaping in a path or a query string.
-enum Base64URL {
-    static func encode(_ data: Data) -> String {
+package enum Base64URL {
+    package static func encode(_ data: Data) -> String {
         data.base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
@@ -11,7 +11,7 @@ enum Base64URL {
     }
 
     /// The bytes, or nil when `text` is not URL-safe base64 (standard `+` and `/` are refused too).
-    static func decode(_ text: String) -> Data? {
+    package static func decode(_ text: String) -> Data? {
         guard !text.contains("+"), !text.contains("/") else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)

@@ -3,7 +3,7 @@ import Foundation
 /// A failure of the job store, with a stable `code` the API can show as-is and a message for people.
 ///
 /// Codes: `io_error` (the file system refused), `not_found` (no such job), `already_exists` (a job with that
-/// id is already stored), `invalid_id`, `invalid_file_name`, `invalid_cursor`, `invalid_limit` (a client
+/// id is already stored), `invalid_id`, `invalid_file_name` (a client
 /// sent something the store cannot accept), `corrupt_record` (a `job.json` that does not decode),
 /// `insufficient_storage` (the disk is full or below the `DiskWatermark`), `lease_lost` (in a shared store,
 /// another replica took over the job this one was about to save).
@@ -43,6 +43,4 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func leaseLost(_ id: String) -> StoreError {
         StoreError(code: "lease_lost", message: "job \(id) was taken over by another replica")
     }
-
-    static let invalidCursor = StoreError(code: "invalid_cursor", message: "the cursor is not one this server gave out")
 }

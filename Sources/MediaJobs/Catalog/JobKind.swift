@@ -2,7 +2,7 @@
 ///
 /// Records, queries and idempotency entries store the name; decoding one looks it up in `JobCatalog`, so
 /// a record of a kind this build does not know fails to load instead of being run as something else.
-public struct JobKind: Sendable, Hashable, CustomStringConvertible {
+public struct JobKind: Sendable, Hashable, CaseIterable, RawRepresentable, CustomStringConvertible {
     /// The type that describes and runs the kind.
     public let job: any MediaJob.Type
 

@@ -178,41 +178,8 @@ extension MediaService {
 
     /// `GET /jobs?state=&kind=&limit=&cursor=`.
     func listJobs(_ request: Request) async throws -> Response {
-        var query = JobQuery()
-        for (key, value) in request.query {
-            switch key {
-            case "state":
-                guard let state = JobState(rawValue: value) else {
-                    throw ServiceError(
-                        .badRequest, "invalid_option",
-                        "state must be one of: \(JobState.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                query.state = state
-            case "kind":
-                guard let kind = JobKind(rawValue: value) else {
-                    throw ServiceError(
-                        .badRequest, "invalid_option",
-                        "kind must be one of: \(JobKind.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                query.kind = kind
-            case "limit":
-                guard let limit = Int(value), (1...100).contains(limit) else {
-                    throw ServiceError(.badRequest, "invalid_option", "limit must be an integer from 1 to 100")
-                }
-                query.limit = limit
-            case "cursor":
-                query.cursor = value
-            default:
-                throw ServiceError(
-                    .badRequest, "invalid_option",
-                    "unknown parameter \(key); this route takes: state, kind, limit, cursor")
-            }
-        }
-        do {
-            return .json(try JobPage.page(await jobs.allRecords().filter(request.maySee), query))
-        } catch let error as StoreError {
-            throw ServiceError(.badRequest, error.code, error.message)
-        }
+        let query = try JobQuery(parameters: request.query)
+        return .json(try JobPage.page(await jobs.allRecords().filter(request.maySee), query))
     }
 
     /// `DELETE /jobs/{id}`: cancels a queued or running job (200 with the job), deletes a finished one (204).

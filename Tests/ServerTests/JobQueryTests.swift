@@ -1,16 +1,25 @@
 import Foundation
 import JobStore
 import MediaJobs
+import MediadHTTP
+@testable import Server
 import Testing
 
 @Suite struct JobQueryTests {
     /// 45 records, created a second apart except for pairs sharing a millisecond (ordered by id then),
     /// with states and kinds cycling independently.
+    static let epoch = Date(timeIntervalSince1970: 1_795_000_000)
     static let records: [JobRecord] = (0..<45).map { index in
-        StoreFixtures.record(
+        record(
             kind: JobKind.allCases[(index / 5) % 5], state: JobState.allCases[index % 5],
-            createdAt: StoreFixtures.epoch.addingTimeInterval(Double(index / 2 * 2) + 0.0004))
+            createdAt: epoch.addingTimeInterval(Double(index / 2 * 2) + 0.0004))
     }.shuffled()
+
+    /// A record of `kind` with its default options (a remux writes Matroska).
+    static func record(kind: JobKind = .remux, state: JobState = .queued, createdAt: Date) -> JobRecord {
+        let options = try! kind.options(parsing: kind == .remux ? ["format": "mkv"] : [:])
+        return JobRecord(id: JobStore.newID(), state: state, createdAt: createdAt, options: options, inputs: [])
+    }
 
     static func newestFirst(_ records: [JobRecord]) -> [JobRecord] {
         records.sorted {
@@ -65,8 +74,8 @@ import Testing
         let first = try JobPage.page(records, JobQuery())
 
         // Between the requests: a new job, one created among those already listed, one deleted from the rest.
-        records.append(StoreFixtures.record(createdAt: StoreFixtures.epoch.addingTimeInterval(1000)))
-        records.append(StoreFixtures.record(createdAt: first.jobs[10].createdAt.addingTimeInterval(0.5)))
+        records.append(Self.record(createdAt: Self.epoch.addingTimeInterval(1000)))
+        records.append(Self.record(createdAt: first.jobs[10].createdAt.addingTimeInterval(0.5)))
         let later = Self.newestFirst(Self.records).dropFirst(20)
         let deleted = later[later.startIndex + 3].id
         records.removeAll { $0.id == deleted }
@@ -89,11 +98,11 @@ import Testing
             base64("123:"), String(repeating: "A", count: 500),
         ]
         for cursor in bad {
-            let error = #expect(throws: StoreError.self) { try JobPage.page(Self.records, JobQuery(cursor: cursor)) }
+            let error = #expect(throws: ServiceError.self) { try JobPage.page(Self.records, JobQuery(cursor: cursor)) }
             #expect(error?.code == "invalid_cursor", "\(cursor)")
         }
         for limit in [0, -1, 101] {
-            let error = #expect(throws: StoreError.self) { try JobPage.page(Self.records, JobQuery(limit: limit)) }
+            let error = #expect(throws: ServiceError.self) { try JobPage.page(Self.records, JobQuery(limit: limit)) }
             #expect(error?.code == "invalid_limit")
         }
         #expect(try JobPage.page(Self.records, JobQuery(limit: 100)).jobs.count == 45)
