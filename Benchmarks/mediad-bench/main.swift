@@ -18,11 +18,12 @@ let (input, output) = (arguments[1], arguments[2])
 
 do {
     let options = try RemuxJob.Options(parsing: ["format": arguments[3]])
-    let job = RemuxJob(input: input, output: output, options: options)
-    _ = try job.run(JobContext())
+    let inputs = JobInputFiles(["file": input])
+    let runOnce = { _ = try RemuxJob.run(options, inputs: inputs, output: output, context: JobContext()) }
+    try runOnce()
     for _ in 0..<iterations {
         let clock = ContinuousClock()
-        let elapsed = try clock.measure { _ = try job.run(JobContext()) }
+        let elapsed = try clock.measure { try runOnce() }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(String(format: "%.6f", seconds))
     }

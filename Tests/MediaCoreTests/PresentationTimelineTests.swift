@@ -1,6 +1,6 @@
 import CFFmpeg
 import Foundation
-import MediaCore
+@testable import MediaCore
 import TestSupport
 import Testing
 

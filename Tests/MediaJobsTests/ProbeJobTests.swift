@@ -1,6 +1,6 @@
 import Foundation
 import MediaCore
-import MediaJobs
+@testable import MediaJobs
 import TestSupport
 import Testing
 

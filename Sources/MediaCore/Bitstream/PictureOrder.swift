@@ -7,12 +7,6 @@ public struct PictureOrder: Equatable, Sendable {
     public var startsPeriod: Bool
     /// A random access point: H.264 IDR, H.265 IRAP.
     public var isKeyframe: Bool
-
-    public init(count: Int64, startsPeriod: Bool, isKeyframe: Bool) {
-        self.count = count
-        self.startsPeriod = startsPeriod
-        self.isKeyframe = isKeyframe
-    }
 }
 
 /// What an access unit (one packet of libav's Annex-B parser) holds.

@@ -18,11 +18,11 @@ public protocol MediaJob: Sendable {
     static var inputs: [JobInputPart] { get }
     /// The primary output's file name for these options, e.g. `output.mkv`.
     static func primaryOutput(for options: Options) -> String
-    /// Runs the job on the calling thread: reads the parts given in `inputs` and writes every output into
-    /// `outputDirectory`, the primary one under `primaryOutput(for:)`.
-    static func run(
-        _ options: Options, inputs: JobInputFiles, outputDirectory: String, context: JobContext
-    ) throws -> Result
+    /// Runs the job on the calling thread: reads the parts given in `inputs`, writes the primary output to
+    /// the path `output` and any further outputs beside it, in the same directory.
+    ///
+    /// The server passes `<job>/outputs/` + `primaryOutput(for:)`; the command line passes the user's path.
+    static func run(_ options: Options, inputs: JobInputFiles, output: String, context: JobContext) throws -> Result
 }
 
 extension MediaJob {
@@ -52,8 +52,9 @@ extension MediaJob {
     static func run(
         _ options: JobOptions, inputs: JobInputFiles, outputDirectory: String, context: JobContext
     ) throws -> JobResultValue {
-        var result = try run(
-            try options.typed(Options.self), inputs: inputs, outputDirectory: outputDirectory, context: context)
+        let options = try options.typed(Options.self)
+        let output = outputDirectory + "/" + primaryOutput(for: options)
+        var result = try run(options, inputs: inputs, output: output, context: context)
         result.outputs = result.outputs.map { URL(fileURLWithPath: $0).lastPathComponent }
         return JobResultValue(result, kind: kind)
     }

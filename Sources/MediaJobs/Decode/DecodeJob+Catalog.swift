@@ -11,10 +11,9 @@ extension DecodeJob: MediaJob {
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.rawValue }
 
     public static func run(
-        _ options: Options, inputs: JobInputFiles, outputDirectory: String, context: JobContext
+        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
     ) throws -> DecodeResult {
-        let output = outputDirectory + "/" + primaryOutput(for: options)
-        return try DecodeJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
+        try DecodeJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
     }
 }
 

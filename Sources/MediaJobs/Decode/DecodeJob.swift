@@ -59,17 +59,11 @@ public struct DecodeJob: Sendable {
         }
     }
 
-    public var input: String
-    public var output: String
-    public var options: Options
+    var input: String
+    var output: String
+    var options: Options
 
-    public init(input: String, output: String, options: Options) {
-        self.input = input
-        self.output = output
-        self.options = options
-    }
-
-    public func run(_ context: JobContext) throws -> DecodeResult {
+    func run(_ context: JobContext) throws -> DecodeResult {
         try options.validate()
         let file = try InputFile(path: input, accepting: Self.acceptedInputs, policy: .aacDecoding)
         try file.findStreamInfo()

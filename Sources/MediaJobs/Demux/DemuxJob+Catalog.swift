@@ -1,3 +1,4 @@
+import Foundation
 import MediaCore
 
 extension DemuxJob: MediaJob {
@@ -8,13 +9,16 @@ extension DemuxJob: MediaJob {
             "file", accepting: acceptedInputs, policy: .streamCopy, summary: "an MP4-family file")
     ]
 
-    /// `info.json`: the one output every demux writes, whatever tracks the input has.
+    /// `info.json`: the one output every demux writes, whatever tracks the input has. Demux writes every
+    /// file into the directory of the `output` path it runs with.
     public static func primaryOutput(for options: Options) -> String { infoFileName }
 
     public static func run(
-        _ options: Options, inputs: JobInputFiles, outputDirectory: String, context: JobContext
+        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
     ) throws -> DemuxResult {
-        try DemuxJob(input: inputs.path(of: "file"), outputDirectory: outputDirectory).run(context)
+        let parent = (output as NSString).deletingLastPathComponent
+        let directory = parent.isEmpty ? "." : parent
+        return try DemuxJob(input: inputs.path(of: "file"), outputDirectory: directory).run(context)
     }
 
     /// Demux takes no options.

@@ -12,16 +12,11 @@ public struct DemuxJob: Sendable {
     public static let acceptedInputs: [InputContainer] = [.mp4]
     public static let infoFileName = "info.json"
 
-    public var input: String
+    var input: String
     /// Directory the files are written to; created if missing.
-    public var outputDirectory: String
+    var outputDirectory: String
 
-    public init(input: String, outputDirectory: String) {
-        self.input = input
-        self.outputDirectory = outputDirectory
-    }
-
-    public func run(_ context: JobContext) throws -> DemuxResult {
+    func run(_ context: JobContext) throws -> DemuxResult {
         let source = try InputFile(path: input, accepting: Self.acceptedInputs, policy: .streamCopy)
         try source.findStreamInfo()
         var info = MediaInfo(describing: source)

@@ -12,10 +12,9 @@ extension EncodeJob: MediaJob {
     }
 
     public static func run(
-        _ options: Options, inputs: JobInputFiles, outputDirectory: String, context: JobContext
+        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
     ) throws -> EncodeResult {
-        let output = outputDirectory + "/" + primaryOutput(for: options)
-        return try EncodeJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
+        try EncodeJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
     }
 }
 

@@ -102,17 +102,11 @@ public struct EncodeJob: Sendable {
         }
     }
 
-    public var input: String
-    public var output: String
-    public var options: Options
+    var input: String
+    var output: String
+    var options: Options
 
-    public init(input: String, output: String, options: Options) {
-        self.input = input
-        self.output = output
-        self.options = options
-    }
-
-    public func run(_ context: JobContext) throws -> EncodeResult {
+    func run(_ context: JobContext) throws -> EncodeResult {
         try options.validate()
         let source = try PCMSource(path: input, options: options)
         var warnings: [String] = []

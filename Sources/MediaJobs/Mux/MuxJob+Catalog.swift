@@ -11,10 +11,9 @@ extension MuxJob: MediaJob {
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }
 
     public static func run(
-        _ options: Options, inputs: JobInputFiles, outputDirectory: String, context: JobContext
+        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
     ) throws -> MuxResult {
-        let output = outputDirectory + "/" + primaryOutput(for: options)
-        return try MuxJob(audio: inputs["audio"], video: inputs["video"], output: output, options: options)
+        try MuxJob(audio: inputs["audio"], video: inputs["video"], output: output, options: options)
             .run(context)
     }
 }

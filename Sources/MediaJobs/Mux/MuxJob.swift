@@ -44,20 +44,13 @@ public struct MuxJob: Sendable {
     }
 
     /// Path of the ADTS AAC input.
-    public var audio: String?
+    var audio: String?
     /// Path of the H.264/H.265 Annex-B input.
-    public var video: String?
-    public var output: String
-    public var options: Options
+    var video: String?
+    var output: String
+    var options: Options
 
-    public init(audio: String?, video: String?, output: String, options: Options) {
-        self.audio = audio
-        self.video = video
-        self.output = output
-        self.options = options
-    }
-
-    public func run(_ context: JobContext) throws -> MuxResult {
+    func run(_ context: JobContext) throws -> MuxResult {
         let format = options.format
         guard audio != nil || video != nil else {
             throw MediaError(.invalidOption, "mux needs an audio input, a video input or both")

@@ -12,10 +12,9 @@ extension RemuxJob: MediaJob {
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }
 
     public static func run(
-        _ options: Options, inputs: JobInputFiles, outputDirectory: String, context: JobContext
+        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
     ) throws -> RemuxResult {
-        let output = outputDirectory + "/" + primaryOutput(for: options)
-        return try RemuxJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
+        try RemuxJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
     }
 }
 

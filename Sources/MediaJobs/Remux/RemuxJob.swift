@@ -12,17 +12,11 @@ public struct RemuxJob: Sendable {
         .mp4, .matroska, .mpegts, .flv, .asf, .wav, .adts, .h264, .hevc,
     ]
 
-    public var input: String
-    public var output: String
-    public var options: Options
+    var input: String
+    var output: String
+    var options: Options
 
-    public init(input: String, output: String, options: Options) {
-        self.input = input
-        self.output = output
-        self.options = options
-    }
-
-    public func run(_ context: JobContext) throws -> RemuxResult {
+    func run(_ context: JobContext) throws -> RemuxResult {
         let container = try InputFile.classify(path: input, accepting: Self.acceptedInputs)
         if container.isElementaryStream { return try ElementaryRemux(job: self, container: container).run(context) }
         let source = try InputFile(path: input, container: container, policy: .streamCopy)

@@ -17,8 +17,7 @@ struct DecodeCommand: ParsableCommand {
     @Argument(help: "ADTS, M4A or MP4 input.")
     var input: String
 
-    @Option(name: .shortAndLong, help: "The output file.")
-    var output: String
+    @OptionGroup var destination: JobOutputArguments
 
     @Option(help: .option(DecodeJob.Options.description(of: "format"), defaultFromOutput: true))
     var format: String?
@@ -26,18 +25,13 @@ struct DecodeCommand: ParsableCommand {
     @Option(help: .option(DecodeJob.Options.description(of: "sample_format")))
     var sampleFormat: String?
 
-    @Flag(help: "Print the result as JSON.")
-    var json = false
-
     func run() throws {
         var values = OptionValues()
         values.add(
             "format",
-            try format ?? OutputPath.format(of: output, byExtension: ["wav": "wav", "pcm": "pcm", "raw": "pcm"]))
+            try format
+                ?? OutputPath.format(of: destination.output, byExtension: ["wav": "wav", "pcm": "pcm", "raw": "pcm"]))
         values.add("sample_format", sampleFormat)
-        let result = try JobRunner.run { context in
-            try DecodeJob(input: input, output: output, options: try .init(parsing: values.values)).run(context)
-        }
-        try JobRunner.report(result, json: json)
+        try JobRunner.run(DecodeJob.self, options: values, inputs: ["file": input], to: destination)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MediaJobs
 
 struct DemuxCommand: ParsableCommand {
@@ -23,7 +24,10 @@ struct DemuxCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let result = try JobRunner.run { try DemuxJob(input: input, outputDirectory: output).run($0) }
+        let info = (output as NSString).appendingPathComponent(DemuxJob.primaryOutput(for: .init()))
+        let result = try JobRunner.run {
+            try DemuxJob.run(.init(), inputs: JobInputFiles(["file": input]), output: info, context: $0)
+        }
         try JobRunner.report(result, json: json)
     }
 }

@@ -20,8 +20,7 @@ struct EncodeCommand: ParsableCommand {
     @Argument(help: "Raw PCM or WAV input.")
     var input: String
 
-    @Option(name: .shortAndLong, help: "The output file.")
-    var output: String
+    @OptionGroup var destination: JobOutputArguments
 
     @Option(help: .option(EncodeJob.Options.description(of: "format"), defaultFromOutput: true))
     var format: String?
@@ -38,23 +37,18 @@ struct EncodeCommand: ParsableCommand {
     @Option(help: .option(EncodeJob.Options.description(of: "bitrate")))
     var bitrate: String?
 
-    @Flag(help: "Print the result as JSON.")
-    var json = false
-
     func run() throws {
         var values = OptionValues()
         values.add(
             "format",
             try format
                 ?? OutputPath.format(
-                    of: output, byExtension: ["m4a": "m4a", "aac": "adts", "adts": "adts", "mp4": "mp4", "wav": "wav"]))
+                    of: destination.output,
+                    byExtension: ["m4a": "m4a", "aac": "adts", "adts": "adts", "mp4": "mp4", "wav": "wav"]))
         values.add("sample_rate", sampleRate)
         values.add("channels", channels)
         values.add("sample_format", sampleFormat)
         values.add("bitrate", bitrate)
-        let result = try JobRunner.run { context in
-            try EncodeJob(input: input, output: output, options: try .init(parsing: values.values)).run(context)
-        }
-        try JobRunner.report(result, json: json)
+        try JobRunner.run(EncodeJob.self, options: values, inputs: ["file": input], to: destination)
     }
 }

@@ -23,8 +23,7 @@ struct MuxCommand: ParsableCommand {
     @Option(help: "Raw H.264 or H.265 in Annex-B format.")
     var video: String?
 
-    @Option(name: .shortAndLong, help: "The output file.")
-    var output: String
+    @OptionGroup var destination: JobOutputArguments
 
     @Option(help: .option(MuxJob.Options.description(of: "format"), defaultFromOutput: true))
     var format: String?
@@ -32,17 +31,10 @@ struct MuxCommand: ParsableCommand {
     @Option(help: .option(MuxJob.Options.description(of: "fps")))
     var fps: String?
 
-    @Flag(help: "Print the result as JSON.")
-    var json = false
-
     func run() throws {
         var values = OptionValues()
-        values.add("format", try format ?? OutputPath.format(of: output))
+        values.add("format", try format ?? OutputPath.format(of: destination.output))
         values.add("fps", fps)
-        let result = try JobRunner.run { context in
-            try MuxJob(audio: audio, video: video, output: output, options: try .init(parsing: values.values))
-                .run(context)
-        }
-        try JobRunner.report(result, json: json)
+        try JobRunner.run(MuxJob.self, options: values, inputs: ["audio": audio, "video": video], to: destination)
     }
 }

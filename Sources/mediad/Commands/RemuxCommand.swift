@@ -21,8 +21,7 @@ struct RemuxCommand: ParsableCommand {
     @Argument(help: "The input file.")
     var input: String
 
-    @Option(name: .shortAndLong, help: "The output file.")
-    var output: String
+    @OptionGroup var destination: JobOutputArguments
 
     @Option(help: .option(RemuxJob.Options.description(of: "format"), defaultFromOutput: true))
     var format: String?
@@ -45,22 +44,15 @@ struct RemuxCommand: ParsableCommand {
     @Option(help: .option(RemuxJob.Options.description(of: "fps")))
     var fps: String?
 
-    @Flag(help: "Print the result (tracks, cut points, warnings) as JSON.")
-    var json = false
-
     func run() throws {
         var values = OptionValues()
-        values.add("format", try format ?? OutputPath.format(of: output))
+        values.add("format", try format ?? OutputPath.format(of: destination.output))
         values.add("faststart", faststart)
         values.add("fragmented", fragmented ? true : nil)
         values.add("tracks", tracks)
         values.add("start", start)
         values.add("end", end)
         values.add("fps", fps)
-        let result = try JobRunner.run { context in
-            let options = try RemuxJob.Options(parsing: values.values)
-            return try RemuxJob(input: input, output: output, options: options).run(context)
-        }
-        try JobRunner.report(result, json: json)
+        try JobRunner.run(RemuxJob.self, options: values, inputs: ["file": input], to: destination)
     }
 }

@@ -35,6 +35,19 @@ enum JobRunner {
         }
     }
 
+    /// Runs one job of `Job`'s kind through the catalog's entry point, as the server's worker does, with the
+    /// primary output at the user's path, then reports the result.
+    static func run<Job: MediaJob>(
+        _ job: Job.Type, options: OptionValues, inputs: [String: String?], to arguments: JobOutputArguments
+    ) throws {
+        let result = try run { context in
+            try Job.run(
+                try Job.Options(parsing: options.values), inputs: JobInputFiles(inputs.compactMapValues { $0 }),
+                output: arguments.output, context: context)
+        }
+        try report(result, json: arguments.json)
+    }
+
     /// Prints a job's warnings to stderr and its result to stdout (JSON, or the output paths).
     static func report<R: JobResult>(_ result: R, json: Bool) throws {
         for warning in result.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
