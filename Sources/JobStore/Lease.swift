@@ -16,14 +16,7 @@ public struct Lease: Codable, Sendable, Equatable {
     /// Until when the lease holds unless renewed; a released lease has expired.
     public var expiresAt: Date
     /// The holder's last reported progress of the run (0…1), so other replicas can show it.
-    public var progress: Double
-
-    public init(generation: Int, replica: String, expiresAt: Date, progress: Double = 0) {
-        self.generation = generation
-        self.replica = replica
-        self.expiresAt = expiresAt
-        self.progress = progress
-    }
+    public var progress: Double = 0
 
     /// True while the lease keeps others off the job.
     public func isLive(at now: Date) -> Bool { expiresAt > now }

@@ -20,17 +20,4 @@ public struct MuxResult: JobResult, Equatable {
         case audioFrames = "audio_frames"
         case durationSeconds = "duration_seconds"
     }
-
-    public init(
-        outputs: [String], warnings: [String], format: String, videoCodec: String?, videoFrames: Int,
-        audioFrames: Int, durationSeconds: Double
-    ) {
-        self.outputs = outputs
-        self.warnings = warnings
-        self.format = format
-        self.videoCodec = videoCodec
-        self.videoFrames = videoFrames
-        self.audioFrames = audioFrames
-        self.durationSeconds = durationSeconds
-    }
 }
