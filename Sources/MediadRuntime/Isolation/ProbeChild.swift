@@ -1,7 +1,6 @@
 import Foundation
 import JobStore
 import MediaCore
-import Synchronization
 
 /// Probes an uploaded file in a `mediad probe-worker` child, so that a hostile file that crashes, hangs
 /// or blows up libav costs that request only, never the server.
@@ -29,21 +28,13 @@ package enum ProbeChild {
         } catch {
             throw MediaError(.internalError, "cannot start a probe process: \(error)")
         }
-        let timedOut = Atomic(false)
-        let watchdog = DispatchSource.makeTimerSource(queue: .global())
-        watchdog.schedule(deadline: .now() + timeout)
-        watchdog.setEventHandler {
-            timedOut.store(true, ordering: .relaxed)
-            child.kill()
-        }
-        watchdog.resume()
+        let watchdog = ChildWatchdog(child, timeout: timeout)
         var final: WorkerMessage?
         let complete = child.readMessages { message in
             if message.succeeded != nil || message.failed != nil { final = message }
         }
         let end = child.wait()
-        watchdog.cancel()
-        if timedOut.load(ordering: .relaxed) {
+        if watchdog.disarm() == .timedOut {
             throw MediaError(.timeout, "probing the file took longer than \(Int(timeout)) s")
         }
         guard complete else {

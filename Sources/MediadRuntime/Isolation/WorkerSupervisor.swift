@@ -1,23 +1,16 @@
-import Dispatch
 import Foundation
 import JobStore
 import MediaCore
-import Synchronization
 
 /// The server side of process isolation: runs one job in a `mediad worker` child, feeds its progress to
 /// the `RunningJob`, kills it (SIGKILL) on cancel, shutdown or timeout, and turns how it ended into the
 /// job's outcome.
 ///
-/// `run` blocks until the child is gone, so it is called on a Dispatch worker thread, never on an event
-/// loop or the job service actor.
+/// `run` blocks until the child is gone, so it is called on a thread of its own (`DedicatedThread`), never
+/// on an event loop or the job service actor.
 package struct WorkerSupervisor {
     package let store: JobStore
     package let settings: IsolationSettings
-
-    /// Why the supervisor killed its child, if it did.
-    private enum Kill: UInt8 {
-        case none = 0, stopped, timedOut
-    }
 
     /// Runs the job to its end; writes to the job's log only before the worker starts and after it ended.
     package func run(_ record: JobRecord, _ run: RunningJob) -> Result<JobExecutor.Outcome, Error> {
@@ -42,33 +35,20 @@ package struct WorkerSupervisor {
             "attempt \(record.attempts): \(record.kind.rawValue) started in worker \(child.pid) (timeout \(Int(timeout)) s, "
                 + "memory \(limits.memory) bytes)")
         log.close()
-        let killed = Atomic<UInt8>(Kill.none.rawValue)
-        let deadline = DispatchTime.now() + timeout
-        let watchdog = DispatchSource.makeTimerSource(queue: .global())
-        watchdog.schedule(deadline: .now(), repeating: .milliseconds(50))
-        watchdog.setEventHandler {
-            let reason: Kill =
-                run.stopReason != .none ? .stopped : DispatchTime.now() >= deadline ? .timedOut : .none
-            guard reason != .none,
-                killed.compareExchange(expected: 0, desired: reason.rawValue, ordering: .relaxed)
-                    .exchanged
-            else { return }
-            child.kill()
-        }
-        watchdog.resume()
+        let watchdog = ChildWatchdog(child, timeout: timeout) { run.stopReason != .none }
         var final: WorkerMessage?
         let complete = child.readMessages { message in
             if let progress = message.progress { run.progress = progress }
             if message.succeeded != nil || message.failed != nil { final = message }
         }
         let end = child.wait()
-        watchdog.cancel()
+        let killed = watchdog.disarm()
         let reopened = JobLog(path: logPath)
         defer { reopened.close() }
         let stderr = child.stderrTail()
         if !stderr.isEmpty { reopened.write("worker stderr (last lines):\n\(stderr)") }
         let outcome = Self.outcome(
-            final, end: end, killed: Kill(rawValue: killed.load(ordering: .relaxed)) ?? .none,
+            final, end: end, killed: killed,
             stop: run.stopReason, timeout: timeout, stderr: stderr, limits: limits, complete: complete)
         reopened.write("worker \(child.pid) \(end)")
         if case .failure = outcome { Self.removePartialOutputs(store.outputDirectory(id: record.id)) }
@@ -80,7 +60,7 @@ package struct WorkerSupervisor {
     /// limit → `result_too_large`; a final message → what it says; otherwise how the worker ended
     /// (`WorkerChild.End.failure`).
     private static func outcome(
-        _ final: WorkerMessage?, end: WorkerChild.End, killed: Kill, stop: RunningJob.StopReason,
+        _ final: WorkerMessage?, end: WorkerChild.End, killed: ChildWatchdog.Verdict, stop: RunningJob.StopReason,
         timeout: TimeInterval, stderr: String, limits: WorkerLimits, complete: Bool
     ) -> Result<JobExecutor.Outcome, Error> {
         switch killed {
