@@ -3,7 +3,11 @@
 SWIFT ?= swift
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libssl-dev zlib1g-dev \
 	pkg-config ffmpeg curl
-BENCH_APT_PACKAGES := nginx-light wrk
+BENCH_APT_PACKAGES := wrk
+## nginx, which the benchmarks compare against: Debian's package unpacked under .build, never installed, so
+## no system service is enabled or started (installing the package would start nginx on port 80).
+NGINX_ROOT := .build/bench-tools/nginx
+NGINX := $(CURDIR)/$(NGINX_ROOT)/usr/sbin/nginx
 ## What the tests call besides the oracle: systemd-analyze (the unit file check), readelf/ldd (the
 ## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests), openssl (HMAC checks and
 ## the certificates of the https receivers).
@@ -11,16 +15,24 @@ TEST_APT_PACKAGES := systemd binutils procps mount openssl
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps apt-install test-deps bench-deps build release test bench bench-smoke run clean format
+PREFIX ?= /usr/local
+
+.PHONY: deps apt-install test-deps bench-deps build release test bench bench-smoke run install clean format
 
 ## Installs the Debian packages that are missing (libav headers, the ffmpeg/ffprobe test oracle, …).
 deps:
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_PACKAGES)"
 
-## Adds what the benchmarks compare against: nginx (run by the harness as the current user on loopback,
-## never as the system service) and the wrk load generator.
+## Adds what the benchmarks compare against: nginx (unpacked, run by the harness as the current user on
+## loopback) and the wrk load generator. `apt-get download` needs the package lists: they are fetched once
+## when it finds none.
 bench-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(BENCH_APT_PACKAGES)"
+	@test -x "$(NGINX)" || { \
+		echo "unpacking nginx into $(NGINX_ROOT)"; \
+		mkdir -p "$(NGINX_ROOT)" && cd "$(NGINX_ROOT)" && \
+		{ apt-get download -qq nginx 2>/dev/null || { $(SUDO) apt-get update -qq && apt-get download -qq nginx; }; } && \
+		dpkg-deb -x nginx_*.deb . && rm -f nginx_*.deb; }
 
 ## Installs the Debian packages in PACKAGES that dpkg does not list as installed.
 apt-install:
@@ -63,17 +75,23 @@ test: test-deps
 ## BENCH_ARGS passes options to bench/run.py (e.g. BENCH_ARGS='--runs 5 --note "idle machine"').
 bench: bench-deps
 	$(SWIFT) build -c release
-	python3 bench/run.py --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" $(BENCH_ARGS)
+	python3 bench/run.py --nginx "$(NGINX)" --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" $(BENCH_ARGS)
 
 ## The same harness in seconds, on tiny inputs, judging no timings: fails only if a case fails. It uses the
 ## debug build that `make test` has just made (a release build here takes far longer than the run).
 bench-smoke: bench-deps
 	$(SWIFT) build
-	python3 bench/run.py --smoke --bin-dir "$$($(SWIFT) build --show-bin-path)"
+	python3 bench/run.py --nginx "$(NGINX)" --smoke --bin-dir "$$($(SWIFT) build --show-bin-path)"
 
 ## Builds the release binary and starts the service on its defaults (127.0.0.1:8080, ./data).
 run: release
 	"$$($(SWIFT) build -c release --show-bin-path)/mediad" serve
+
+## Installs the release binary as $(PREFIX)/bin/mediad and the spec it serves as
+## $(PREFIX)/share/mediad/openapi.yaml (DESTDIR stages both for a package).
+install: release
+	install -D -m 755 "$$($(SWIFT) build -c release --show-bin-path)/mediad" "$(DESTDIR)$(PREFIX)/bin/mediad"
+	install -D -m 644 openapi.yaml "$(DESTDIR)$(PREFIX)/share/mediad/openapi.yaml"
 
 format:
 	swift-format format --in-place --recursive Sources Tests Package.swift

@@ -37,6 +37,8 @@ MEDIA = os.path.join(ROOT, "bench", "media")
 RESULTS = os.path.join(ROOT, "bench", "results")
 MB = 1_000_000
 MIB = 1 << 20
+## The nginx binary (`--nginx`); `make bench` passes Debian's nginx unpacked under .build, never installed.
+NGINX = "nginx"
 
 # Processes still running that the harness must stop before it exits.
 children = []
@@ -201,7 +203,7 @@ http {{
         path = os.path.join(self.dir, "nginx.conf")
         with open(path, "w") as file:
             file.write(config)
-        self.process = start(["nginx", "-p", self.dir, "-c", path, "-e", os.path.join(self.dir, "error.log")],
+        self.process = start([NGINX, "-p", self.dir, "-c", path, "-e", os.path.join(self.dir, "error.log")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.time() + 10
         while True:
@@ -608,7 +610,7 @@ def describe_machine():
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     ffmpeg = run(["ffmpeg", "-version"]).split("\n")[0]
-    nginx = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr.strip()
+    nginx = subprocess.run([NGINX, "-v"], capture_output=True, text=True).stderr.strip()
     return (f"{os.cpu_count()} × {model}, {memory:.0f} GiB; load average {load:.2f} at the start; "
             f"mediad {commit}; {ffmpeg}; {nginx}")
 
@@ -616,12 +618,15 @@ def describe_machine():
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin-dir", required=True, help="where mediad and mediad-bench were built")
+    parser.add_argument("--nginx", default="nginx", help="the nginx binary to compare with (default: from PATH)")
     parser.add_argument("--smoke", action="store_true", help="tiny inputs, one run each, no targets")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per measurement (after one warm-up)")
     parser.add_argument("--note", default="", help="a line for the results file (e.g. what else ran)")
     parser.add_argument("--cases", default="remux,encode,upload,end_to_end,small_jobs,status_api",
                         help="comma-separated subset of the cases")
     arguments = parser.parse_args()
+    global NGINX
+    NGINX = arguments.nginx
 
     # SIGTERM (make interrupted, a CI timeout) unwinds like Ctrl-C so the finally below stops every child.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
