@@ -15,6 +15,8 @@ final class ServerProcess: @unchecked Sendable {
     private let ownsDirectory: Bool
     /// Open-file limit the server starts under (`prlimit --nofile`), if not the test's own.
     let descriptorLimit: Int?
+    /// The `mediad` binary run: `binary` unless the test installed a copy elsewhere.
+    let executable: String
 
     static var binary: String {
         if let configured = ProcessInfo.processInfo.environment["MEDIAD_BIN"] { return configured }
@@ -25,9 +27,10 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts a server; `dataDirectory` nil makes a fresh temporary one (removed at release).
     init(
         dataDirectory: String? = nil, _ arguments: [String] = [], environment: [String: String] = [:],
-        logFile: String? = nil, descriptorLimit: Int? = nil
+        logFile: String? = nil, descriptorLimit: Int? = nil, executable: String = ServerProcess.binary
     ) throws {
         self.descriptorLimit = descriptorLimit
+        self.executable = executable
         if let dataDirectory {
             self.dataDirectory = dataDirectory
             ownsDirectory = false
@@ -59,9 +62,9 @@ final class ServerProcess: @unchecked Sendable {
         if let descriptorLimit {
             // prlimit sets the limit and then becomes the server (exec), so the pid is the server's.
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", "--", Self.binary] + serve
+            process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", "--", executable] + serve
         } else {
-            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = serve
         }
         // A line per request would bury the test output; tests that read the log ask for a file and a level.

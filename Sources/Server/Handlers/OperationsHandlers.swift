@@ -34,9 +34,3 @@ extension MediaService {
         return .text(text, contentType: "application/yaml")
     }
 }
-
-/// Where the spec lives when the server runs from the source tree: `openapi.yaml` at the repository root.
-enum OpenAPIDocument {
-    static let defaultPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("openapi.yaml").path
-}

@@ -79,7 +79,7 @@ struct ServeOptions: ParsableArguments {
     var authTokens: String?
 
     @Option(
-        help: "The OpenAPI document served at /openapi.yaml (default: the one in the source tree).",
+        help: "The OpenAPI document served at /openapi.yaml (default: <prefix>/share/mediad/openapi.yaml beside an installed binary, else the source tree's).",
         transform: Setting.openapi.read)
     var openapi: String?
 
