@@ -82,7 +82,7 @@ public struct HTTPClient: Sendable {
                 channel = try await bootstrap.connect(host: url.host, port: url.port, channelInitializer: initializer)
             }
         } catch {
-            throw Failure(message: "cannot connect to \(url.hostHeader): \(error)")
+            throw Failure(message: "cannot connect to \(url.hostHeader): \(Self.reason(error))")
         }
         let timedOut = TimeoutFlag()
         let deadline = timeout.map { amount in

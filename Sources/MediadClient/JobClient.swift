@@ -21,6 +21,8 @@ public struct JobClient: Sendable {
         /// `error.code` and `error.message` of a failed or cancelled job.
         public var error: Failure?
         public var outputs: [Output]
+        /// What the job changed or dropped without failing (e.g. rotation a container cannot store).
+        public var warnings: [String]
 
         public var isFinished: Bool { ["succeeded", "failed", "cancelled"].contains(state) }
     }
@@ -141,7 +143,7 @@ public struct JobClient: Sendable {
         }
         return Job(
             id: id, state: state, progress: (object["progress"] as? NSNumber)?.doubleValue ?? 0, error: error,
-            outputs: outputs)
+            outputs: outputs, warnings: object["warnings"] as? [String] ?? [])
     }
 
     /// `{"error":{"code","message"}}` from the body, or the bare status when the body is not that.

@@ -29,7 +29,8 @@ final class MediaService: Responder {
     func respond(to request: Request) async -> Response {
         let match = router.match(request.method, path: request.path)
         if case .found(let route, _) = match { request.route = route.route.pattern }
-        if let tokens = configuration.accessTokens, request.path != "/healthz", request.path != "/readyz" {
+        let isPublic = if case .found(let route, _) = match { route.isPublic } else { false }
+        if let tokens = configuration.accessTokens, !isPublic {
             guard let caller = tokens.caller(authorization: request.head.headers.first(name: "authorization")) else {
                 return .error(
                     ServiceError(
@@ -74,6 +75,7 @@ final class MediaService: Responder {
         case .downloadPrimaryOutput: try await download(request, name: nil)
         case .showLog: try await showLog(request)
         case .probe, .probeByPut: try await probe(request)
+        case .index: .json(ServiceIndex())
         case .health: .json(["status": "ok"])
         case .readiness: try await readiness()
         case .openAPI: try await openAPI()

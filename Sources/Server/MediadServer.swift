@@ -28,13 +28,13 @@ public enum MediadServer {
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
             isolation: configuration.isolation, replicas: configuration.replicas)
+        let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
+        // Bound before any job starts, so a server that cannot listen has touched no job. Connections the
+        // kernel accepts meanwhile wait until the server runs.
+        let server = try await bind(configuration, responder: service)
         let notifier = try await WebhookNotifier.attach(to: jobs, settings: configuration.webhooks)
         try await jobs.start()
         await notifier.resume()
-        let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
-        let server = try await HTTPServer(
-            host: configuration.host, port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
-            responder: service, limits: try configuration.connectionLimits())
         logger.info(
             "listening",
             metadata: [
@@ -59,5 +59,21 @@ public enum MediadServer {
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("stopped")
+    }
+    /// The HTTP server listening on the configured address; an address in use is a configuration error that
+    /// says which setting changes it.
+    private static func bind(_ configuration: ServerConfiguration, responder: MediaService) async throws
+        -> HTTPServer
+    {
+        do {
+            return try await HTTPServer(
+                host: configuration.host, port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
+                responder: responder, limits: try configuration.connectionLimits())
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw ServerConfiguration.Invalid(
+                description:
+                    "\(configuration.host):\(configuration.port) is in use by another process; choose another port "
+                    + "with --port or MEDIAD_PORT")
+        }
     }
 }

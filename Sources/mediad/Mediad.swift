@@ -13,6 +13,7 @@ struct Mediad: AsyncParsableCommand {
             truncated_input, invalid_input, missing_stream, missing_parameter_sets, partial_frame, \
             conflicting_options, empty_selection, io_error, cancelled, internal_error).
             """,
+        version: MediadVersion.text,
         subcommands: [
             ServeCommand.self, WorkerCommand.self, ProbeWorkerCommand.self, ProbeCommand.self, RemuxCommand.self,
             DemuxCommand.self,

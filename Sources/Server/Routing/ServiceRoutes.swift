@@ -5,7 +5,7 @@ import NIOHTTP1
 /// `openapi.yaml` compares the spec's paths with it, so the two cannot drift apart.
 public enum ServiceRoute: String, CaseIterable, Sendable {
     case createJob, createJobByPut, listJobs, showJob, deleteJob, downloadOutput, downloadPrimaryOutput, showLog
-    case probe, probeByPut, health, readiness, openAPI, metrics
+    case probe, probeByPut, index, health, readiness, openAPI, metrics
 
     public var route: Route {
         switch self {
@@ -20,12 +20,16 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         case .showLog: Route(.GET, "/jobs/{id}/log")
         case .probe: Route(.POST, "/probe")
         case .probeByPut: Route(.PUT, "/probe")
+        case .index: Route(.GET, "/")
         case .health: Route(.GET, "/healthz")
         case .readiness: Route(.GET, "/readyz")
         case .openAPI: Route(.GET, "/openapi.yaml")
         case .metrics: Route(.GET, "/metrics")
         }
     }
+
+    /// Routes anyone may call when API tokens are on: the index, liveness and readiness.
+    var isPublic: Bool { self == .index || self == .health || self == .readiness }
 
     /// The router over all routes, each handled by its name.
     public static var router: Router<ServiceRoute> {

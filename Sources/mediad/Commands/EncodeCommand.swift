@@ -13,7 +13,8 @@ struct EncodeCommand: ParsableCommand {
 
             Examples:
               mediad encode voice.wav -o voice.m4a
-              mediad encode capture.pcm -o capture.aac --sample-rate 48000 --channels 1 --sample-format f32le
+              mediad encode capture.pcm -o capture.aac \\
+                --sample-rate 48000 --channels 1 --sample-format f32le
               mediad encode capture.pcm -o capture.wav --sample-rate 16000 --channels 1
             """)
 

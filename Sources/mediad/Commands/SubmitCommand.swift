@@ -18,8 +18,9 @@ struct SubmitCommand: AsyncParsableCommand {
 
             Examples:
               mediad submit remux talk.mov --option format=mkv -o out/
-              MEDIAD_TOKEN=… mediad submit encode voice.wav --server http://media.internal:8080 \\
-                --option bitrate=128k --idempotency-key "$CI_JOB_ID-voice"
+              MEDIAD_TOKEN=… mediad submit encode voice.wav \\
+                --server http://media.internal:8080 --option bitrate=128k \\
+                --idempotency-key "$CI_JOB_ID-voice"
             """)
 
     static let kinds = JobCatalog.names
@@ -41,7 +42,7 @@ struct SubmitCommand: AsyncParsableCommand {
     @Option(name: .customLong("option"), help: "A job option as key=value (repeatable), e.g. --option format=mkv.")
     var options: [String] = []
 
-    @Option(name: .shortAndLong, help: "The directory the outputs are written to (default: the current one).")
+    @Option(name: .shortAndLong, help: "The directory the outputs are written to.")
     var output = "."
 
     @Option(help: "Sent as Idempotency-Key, so a retried submit does not start the job twice.")
@@ -100,6 +101,7 @@ struct SubmitCommand: AsyncParsableCommand {
             job = try await client.poll(job.id, seconds: 2)
         }
         bar.finish()
+        for warning in job.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         guard job.state == "succeeded" else {
             throw job.error ?? JobClient.Failure(code: job.state, message: "job \(job.id) ended \(job.state)")
         }

@@ -40,6 +40,7 @@ enum JobRunner {
     static func run<Job: MediaJob>(
         _ job: Job.Type, options: OptionValues, inputs: [String: String?], to arguments: JobOutputArguments
     ) throws {
+        OutputPath.refuseOverwriting(inputs.values.compactMap { $0 }, with: arguments.output)
         let result = try run { context in
             try Job.run(
                 try Job.Options(parsing: options.values), inputs: JobInputFiles(inputs.compactMapValues { $0 }),

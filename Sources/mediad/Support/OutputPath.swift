@@ -25,4 +25,18 @@ enum OutputPath {
         }
         return format
     }
+
+    /// Refuses an output that is one of the inputs (the same file by device and inode, so `./a.mp4`, a
+    /// symlink or a hard link count too): writing it would destroy the input.
+    static func refuseOverwriting(_ inputs: some Sequence<String>, with output: String) {
+        var target = stat()
+        guard stat(output, &target) == 0 else { return }
+        for input in inputs {
+            var source = stat()
+            if stat(input, &source) == 0, source.st_dev == target.st_dev, source.st_ino == target.st_ino {
+                JobRunner.fail(
+                    MediaError(.invalidOption, "the output \(output) is the input \(input); choose another -o"))
+            }
+        }
+    }
 }
