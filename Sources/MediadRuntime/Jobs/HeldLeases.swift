@@ -31,7 +31,8 @@ final class HeldLeases {
         held[id] = nil
     }
 
-    /// Runs `body`, a lease file operation, after those asked for before it.
+    /// Runs `body`, a lease file operation, after those asked for before it. Isolated to `jobs`, so that
+    /// `body` is on the queue before the actor can suspend and take another request.
     func io<T: Sendable>(_ jobs: isolated JobService, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Self.queue.async { continuation.resume(with: Result { try body() }) }

@@ -4,7 +4,7 @@ import MediaJobs
 /// Runs one job to its end on a thread of its own — a worker process to supervise, or with `--isolation
 /// none` the job itself — so that neither the job service's actor nor a shared pool waits on it.
 ///
-/// `JobRunner` launches at most `workers` runs at once; progress and stop requests pass through the run's
+/// The scheduler starts at most `workers` runs at once; progress and stop requests pass through the run's
 /// `RunningJob` while it runs. How the run ended is written to the job's log here.
 struct JobLauncher: Sendable {
     let store: JobStore

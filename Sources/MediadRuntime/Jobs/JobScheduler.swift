@@ -27,7 +27,7 @@ protocol JobScheduler: AnyObject {
     func queuedCount(_ jobs: isolated JobService) -> Int
     /// Takes a new queued job, already in the index.
     func enqueue(_ id: String, _ jobs: isolated JobService)
-    /// Starts queued jobs (`JobService.begin`) while a worker is free and the service accepts work.
+    /// Starts queued jobs (`JobRunner.begin`) while a worker is free and the service accepts work.
     func startNext(_ jobs: isolated JobService)
     /// Takes back a job whose run a shutdown stopped, its record saved as `queued` again.
     func requeue(_ id: String, _ jobs: isolated JobService) async
