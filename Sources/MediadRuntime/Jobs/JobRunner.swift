@@ -41,6 +41,7 @@ final class JobRunner {
         }
     }
 
+    /// Notes the end in the `runs` file, saves it in the record, frees the worker and starts the next job.
     private func completed(_ id: String, _ end: RunEnd, _ jobs: isolated JobService) async {
         if let record = jobs.records[id] { await jobs.scheduler.recordRun(record, "end " + end.event, jobs) }
         defer {

@@ -186,10 +186,13 @@ package actor JobService {
 
     // MARK: Running
 
+    /// Starts queued jobs while a worker is free.
     func startNext() {
         scheduler.startNext(self)
     }
 
+    /// Ends the job in `state`: saves the record, lets the scheduler release it, wakes its waiters and
+    /// tells the webhooks.
     func finish(_ id: String, state: JobState, error: JobError?) async throws {
         guard var record = records[id] else { return }
         let previous = record.state
@@ -266,6 +269,7 @@ package actor JobService {
         }
     }
 
+    /// Runs `body`, blocking file work, on the blocking-I/O thread pool.
     func io<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await threadPool.runIfActive(body)
     }
