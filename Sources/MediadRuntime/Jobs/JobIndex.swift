@@ -3,9 +3,9 @@ import Synchronization
 
 /// The jobs this server knows, by id, with the live progress of those running here.
 ///
-/// `JobService` is its only writer; anyone may read it from any thread, so that a status request for a
-/// job answers from here without waiting for the service's actor (which is busy with uploads finishing,
-/// runs starting and ending). A read sees a whole record as last published — never a half-made one.
+/// `JobService` (with its scheduler and runner, on its actor) is its only writer; anyone may read it from
+/// any thread, so that a status request for a job answers from here without waiting for the service's
+/// actor (which is busy with uploads finishing, runs starting and ending). A read sees a whole record as last published — never a half-made one.
 package final class JobIndex: Sendable {
     private struct Contents {
         var records: [String: JobRecord] = [:]

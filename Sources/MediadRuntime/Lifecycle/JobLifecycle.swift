@@ -1,9 +1,9 @@
 import Foundation
 import ServiceLifecycle
 
-/// The job service's part of the group: in a shared store it runs the heartbeat until shutdown; on a
-/// graceful shutdown it stops starting jobs, lets running ones finish for the grace period, and puts the
-/// rest back in the queue for the next start (`JobService.drain`).
+/// The job service's part of the group: it runs the scheduler's heartbeat (a shared store's) until
+/// shutdown; on a graceful shutdown it stops starting jobs, lets running ones finish for the grace period,
+/// and puts the rest back in the queue for the next start (`JobService.drain`).
 package struct JobLifecycle: Service {
     let jobs: JobService
     let grace: TimeInterval
@@ -14,11 +14,7 @@ package struct JobLifecycle: Service {
     }
 
     package func run() async throws {
-        if let replicas = jobs.replicas {
-            await cancelWhenGracefulShutdown { await jobs.beat(replicas) }
-        } else {
-            try? await gracefulShutdown()
-        }
+        await cancelWhenGracefulShutdown { await jobs.beat() }
         await jobs.drain(grace: grace)
     }
 }

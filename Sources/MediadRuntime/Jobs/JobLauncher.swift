@@ -1,0 +1,52 @@
+import JobStore
+import MediaJobs
+
+/// Runs one job to its end on a thread of its own — a worker process to supervise, or with `--isolation
+/// none` the job itself — so that neither the job service's actor nor a shared pool waits on it.
+///
+/// The scheduler starts at most `workers` runs at once; progress and stop requests pass through the run's
+/// `RunningJob` while it runs. How the run ended is written to the job's log here.
+struct JobLauncher: Sendable {
+    let store: JobStore
+    let isolation: IsolationSettings
+
+    /// The run's outcome, once its thread is done.
+    func run(_ record: JobRecord, _ run: RunningJob) async -> Result<JobExecutor.Outcome, Error> {
+        do {
+            return try await DedicatedThread.run(name: "mediad-job") { execute(record, run) }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs the job to its end and writes how it ended to its log.
+    private func execute(_ record: JobRecord, _ run: RunningJob) -> Result<JobExecutor.Outcome, Error> {
+        let outcome =
+            switch isolation.mode {
+            case .process: WorkerSupervisor(store: store, settings: isolation).run(record, run)
+            case .none: runInProcess(record, run)
+            }
+        let log = JobLog(path: store.logPath(id: record.id))
+        switch outcome {
+        case .success(let done):
+            for warning in done.warnings { log.write("warning: \(warning)") }
+            log.write("succeeded")
+        case .failure(let error):
+            log.write("failed: \(error)")
+        }
+        log.close()
+        return outcome
+    }
+
+    /// Runs the job on the calling thread, with libav's lines from this thread in the job's log.
+    private func runInProcess(_ record: JobRecord, _ run: RunningJob) -> Result<JobExecutor.Outcome, Error> {
+        let log = JobLog(path: store.logPath(id: record.id))
+        defer { log.close() }
+        log.write("attempt \(record.attempts): \(record.kind.rawValue) started")
+        let space = OutputSpaceGuard(store.watermark)
+        let context = JobContext(
+            reportProgress: { run.progress = $0 }, isCancelled: { run.stopReason != .none },
+            checkResources: { try space.check() })
+        return log.capturing { Result { try JobExecutor(store: store).run(record, context: context) } }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import JobStore
+
+/// The runs under way on this server: starts a queued job's run and records how it ends.
+///
+/// Belongs to one `JobService` and runs on its actor (each method takes the service as an `isolated`
+/// parameter), like its scheduler, which decides what to start. A run itself goes through a `JobLauncher`,
+/// off the actor; its end comes back here as a `RunEnd`, is saved in the job's record, and frees a worker.
+final class JobRunner {
+    private let launcher: JobLauncher
+    /// The runs under way, by job id; a job counts as running until its end is recorded, so a drain waits
+    /// for that before the process exits.
+    private(set) var running: [String: RunningJob] = [:]
+
+    init(_ launcher: JobLauncher) {
+        self.launcher = launcher
+    }
+
+    /// Starts a run of a queued job: one more attempt, saved as `running` before the run can end.
+    func begin(_ queued: JobRecord, _ jobs: isolated JobService) {
+        var record = queued
+        record.state = .running
+        record.startedAt = Date()
+        record.attempts += 1
+        record.progress = 0
+        record.replica = jobs.scheduler.replicaID
+        jobs.records[record.id] = record
+        jobs.events.changed(record, from: .queued)
+        let run = RunningJob()
+        running[record.id] = run
+        jobs.records.runStarted(record.id, run)
+        let started = record
+        let launcher = launcher
+        // The record says `running` on disk before the run can end and say anything else; a shared store's
+        // `runs` file has the start before that, so every attempt a record counts has its line.
+        Task {
+            await jobs.scheduler.recordRun(started, "start", jobs)
+            try? await jobs.save(started)
+            let outcome = await launcher.run(started, run)
+            await self.completed(started.id, RunEnd(outcome, stop: run.stopReason), jobs)
+        }
+    }
+
+    /// Notes the end in the `runs` file, saves it in the record, frees the worker and starts the next job.
+    private func completed(_ id: String, _ end: RunEnd, _ jobs: isolated JobService) async {
+        if let record = jobs.records[id] { await jobs.scheduler.recordRun(record, "end " + end.event, jobs) }
+        defer {
+            ended(id, jobs)
+            jobs.startNext()
+        }
+        do {
+            switch end {
+            case .leaseLost:
+                ended(id, jobs)
+                await jobs.scheduler.leaseLost(id, jobs)
+                jobs.wakeAll(id)
+            case .succeeded(let done):
+                guard jobs.records[id] != nil else { return }
+                jobs.records[id]?.outputs = done.listedOutputs(ofJob: id)
+                jobs.records[id]?.warnings = done.warnings
+                jobs.records[id]?.result = done.result
+                try await jobs.finish(id, state: .succeeded, error: nil)
+            case .requeued:
+                guard var record = jobs.records[id] else { return }
+                record.state = .queued
+                record.progress = 0
+                record.startedAt = nil
+                jobs.records[id] = record
+                jobs.events.changed(record, from: .running)
+                try await jobs.save(record)
+                await jobs.scheduler.requeue(id, jobs)
+            case .cancelled:
+                try await jobs.cancel(id)
+            case .failed(let error):
+                try await jobs.finish(id, state: .failed, error: error)
+            }
+        } catch {
+            jobs.events.logger.error(
+                "recording the end of a job failed", metadata: ["job_id": .string(id), "error": .string("\(error)")])
+            jobs.scheduler.abandon(id)
+        }
+    }
+
+    /// The run no longer counts as under way, nor reports the job's progress.
+    private func ended(_ id: String, _ jobs: isolated JobService) {
+        running[id] = nil
+        jobs.records.runEnded(id)
+    }
+}

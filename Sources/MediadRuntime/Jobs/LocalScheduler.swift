@@ -1,0 +1,104 @@
+import Foundation
+import JobStore
+
+/// Schedules the jobs of a server that is its store's only user: a first-in, first-out queue in memory.
+///
+/// The queue is rebuilt from the store at start, with interrupted runs requeued (or, after three attempts,
+/// failed). Nothing else writes the store, so the index always holds every job's current record; there
+/// are no leases, no heartbeat, and no `runs` file.
+final class LocalScheduler: JobScheduler {
+    /// Ids of the queued jobs, in the order they run; a run stopped by shutdown goes back to the head.
+    private var queue: [String] = []
+
+    var replicaID: String? { nil }
+    var indexIsComplete: Bool { true }
+
+    func start(_ jobs: isolated JobService) async throws {
+        let loaded = try await jobs.loadStore()
+        let now = Date()
+        for record in loaded.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
+            let recovered = Recovery.recover(record, now: now)
+            if recovered != record { try await jobs.save(recovered) }
+            if recovered.state != record.state { jobs.events.changed(recovered, from: record.state) }
+            jobs.records[record.id] = recovered
+            if recovered.state == .queued { queue.append(record.id) }
+        }
+        startNext(jobs)
+    }
+
+    /// Nothing is periodic here: waits until cancelled, as `JobLifecycle` expects of any heartbeat.
+    func beat(_ jobs: isolated JobService) async {
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
+    // MARK: Queue
+
+    func queuedCount(_ jobs: isolated JobService) -> Int {
+        queue.count
+    }
+
+    func enqueue(_ id: String, _ jobs: isolated JobService) {
+        queue.append(id)
+    }
+
+    func startNext(_ jobs: isolated JobService) {
+        while jobs.accepting, jobs.running.count < jobs.workers, !queue.isEmpty {
+            let id = queue.removeFirst()
+            guard let record = jobs.records[id], record.state == .queued else { continue }
+            jobs.runner.begin(record, jobs)
+        }
+    }
+
+    func requeue(_ id: String, _ jobs: isolated JobService) async {
+        queue.insert(id, at: 0)
+    }
+
+    // MARK: Reading, waiting, cancelling
+
+    func record(_ id: String, _ jobs: isolated JobService) async -> JobRecord? {
+        jobs.localRecord(id)
+    }
+
+    /// The index is always current.
+    func refresh(_ jobs: isolated JobService) async {}
+
+    func wait(for id: String, seconds: Double, _ jobs: isolated JobService) async -> JobRecord? {
+        guard let current = jobs.records[id] else { return nil }
+        guard !current.state.isTerminal, seconds > 0 else { return jobs.localRecord(id) }
+        await jobs.park(id, seconds: seconds)
+        return jobs.localRecord(id)
+    }
+
+    func cancelOrDelete(_ id: String, timeout: Double, _ jobs: isolated JobService) async throws -> JobRecord? {
+        if jobs.records[id]?.state == .queued { queue.removeAll { $0 == id } }
+        return try await jobs.cancelOrDeleteIndexed(id, timeout: timeout)
+    }
+
+    // MARK: Runs
+
+    /// A lone server keeps no `runs` file.
+    func recordRun(_ record: JobRecord, _ event: String, _ jobs: isolated JobService) async {}
+
+    func heldLease(of id: String) -> Lease? {
+        nil
+    }
+
+    /// No lease holds a job here.
+    func release(_ id: String, _ jobs: isolated JobService) async {}
+
+    /// Never called: without leases, no run loses one.
+    func leaseLost(_ id: String, _ jobs: isolated JobService) async {}
+
+    /// The job stays as the store has it, until the next start recovers it.
+    func abandon(_ id: String) {}
+
+    // MARK: Retention and webhooks
+
+    func deleteExpired(_ id: String, _ jobs: isolated JobService) async {
+        try? await jobs.io { [store = jobs.store] in try store.delete(id: id) }
+    }
+
+    func resumesDeliveries(of record: JobRecord) -> Bool {
+        true
+    }
+}
