@@ -51,8 +51,8 @@ public enum MediadServer {
                     .init(service: notifier, serviceName: "webhooks"),
                     .init(
                         service: RetentionSweeper(
-                            jobs: jobs, store: store, threadPool: threadPool, retention: configuration.retention,
-                            idempotencyLifetime: IdempotencyKey.lifetime),
+                            jobs: jobs, retention: configuration.retention, idempotencyLifetime: IdempotencyKey.lifetime
+                        ),
                         serviceName: "retention"),
                     .init(service: ListenerService(server: server, announce: listening), serviceName: "listener"),
                 ],

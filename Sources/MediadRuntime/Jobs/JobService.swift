@@ -235,12 +235,14 @@ package actor JobService {
 
     // MARK: Retention and shutdown
 
-    /// Deletes finished jobs older than `retention` (in shared-store mode, only those no replica holds).
-    package func sweep(retention: TimeInterval) async {
+    /// Deletes finished jobs older than `retention` (in shared-store mode, only those no replica holds) and
+    /// idempotency keys older than `idempotencyLifetime`.
+    package func sweep(retention: TimeInterval, idempotencyLifetime: TimeInterval) async {
         for id in Retention.expired(records.all, olderThan: retention, now: Date()) {
             records[id] = nil
             await scheduler.deleteExpired(id, self)
         }
+        _ = try? await io { [store] in try store.sweepIdempotencyKeys(lifetime: idempotencyLifetime, now: Date()) }
     }
 
     /// Stops starting jobs, lets running ones finish for up to `grace` seconds, then stops the rest and
