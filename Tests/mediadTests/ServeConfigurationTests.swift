@@ -11,7 +11,10 @@ import Testing
         let options = try #require(help.range(of: "OPTIONS:")).upperBound
         return help[options...].split(separator: "\n").compactMap { line in
             let words = line.split(separator: " ")
-            guard let first = words.first, first.hasPrefix("--"), first != "--help" else { return nil }
+            // --help and --version are argument-parser's own, not settings.
+            guard let first = words.first, first.hasPrefix("--"), first != "--help", first != "--version" else {
+                return nil
+            }
             return String(first)
         }
     }
