@@ -55,12 +55,55 @@ import Testing
         #expect(try scratch.listing().isEmpty)
     }
 
-    /// Anything the sniffer does not recognise is raw PCM to encode, even noise.
+    /// Anything the sniffer does not recognise is raw PCM to encode, even noise; the format it was read as
+    /// is stated in a warning when the options did not give it.
     @Test func unrecognisedBytesAreRawPCM() throws {
         let scratch = try Scratch("noise")
         let input = try scratch.write("input.raw", Self.noise(40_000))
         let result = try EncodeJob(input: input, output: scratch.file("output.m4a"), options: .init()).run(JobContext())
         #expect(result.samples == 10_000 && result.sampleRate == 44100 && result.channels == 2)
+        let assumed = try #require(result.warnings.first { $0.hasPrefix("raw PCM") })
+        #expect(assumed.contains("sample_rate 44100 Hz") && assumed.contains("channels 2"), "\(assumed)")
+        #expect(assumed.contains("sample_format s16le"))
+
+        let described = try EncodeJob(
+            input: input, output: scratch.file("described.m4a"),
+            options: .init(parsing: ["sample_rate": "48000", "channels": "1"])
+        ).run(JobContext())
+        let partly = try #require(described.warnings.first { $0.hasPrefix("raw PCM") })
+        #expect(!partly.contains("sample_rate") && !partly.contains("channels") && partly.contains("s16le"))
+
+        let full = ["sample_rate": "48000", "channels": "1", "sample_format": "s16le"]
+        let stated = try EncodeJob(input: input, output: scratch.file("stated.m4a"), options: .init(parsing: full))
+            .run(JobContext())
+        #expect(!stated.warnings.contains { $0.hasPrefix("raw PCM") })
+    }
+
+    /// An image, an archive or a document is not raw PCM, even when its length fits whole sample frames.
+    @Test func foreignFilesAreNotRawPCM() throws {
+        let scratch = try Scratch("foreign")
+        let jpeg = try scratch.write("photo.raw", [0xFF, 0xD8, 0xFF, 0xE0] + Self.noise(3996))
+        let zip = try scratch.write("bundle.raw", [0x50, 0x4B, 0x03, 0x04] + Self.noise(3996))
+        for input in [jpeg, zip] {
+            let error = try Self.encodeError(input, scratch)
+            #expect(error?.code == .unsupportedFormat && error?.message.contains("encode takes raw PCM or WAV") == true)
+        }
+        #expect(try scratch.listing().sorted() == ["bundle.raw", "photo.raw"])
+    }
+
+    /// NaN or infinity in float samples is bad input, reported with the sample it is at.
+    @Test(arguments: [Float.nan, .infinity, -.infinity])
+    func nonFiniteFloatSamplesAreInvalidInput(_ bad: Float) throws {
+        let scratch = try Scratch("nan")
+        var samples = (0..<9600).map { Float(sin(Double($0) * 0.01)) * 0.5 }
+        samples[2 * 3000 + 1] = bad
+        let bytes = samples.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian) { Array($0) } }
+        let input = try scratch.write("capture.raw", bytes)
+        let error = try Self.encodeError(
+            input, scratch, ["sample_format": "f32le", "channels": "2", "sample_rate": "48000"])
+        #expect(error?.code == .invalidInput)
+        #expect(error?.message.contains("sample 3000") == true, "\(error?.message ?? "")")
+        #expect(try scratch.listing() == ["capture.raw"])
     }
 
     @Test func decodeRefusesWhatIsNotAAC() throws {

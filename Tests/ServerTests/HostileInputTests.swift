@@ -95,6 +95,13 @@ import Testing
         #expect(wavToDecode.text.contains("WAV"))
         let mp4ToEncode = try Curl.run(server.url("/jobs/encode"), ["-T", try Fixtures.h264AacMP4()])
         #expect(mp4ToEncode.status == 415)
+        // A photo whose length is a whole number of s16 stereo frames would otherwise encode as noise.
+        let jpeg = try scratch.write("photo.jpg", [0xFF, 0xD8, 0xFF, 0xE0] + generator.next(count: 39_996))
+        for request in [["-T", jpeg], ["-F", "file=@\(jpeg)"]] {
+            let jpegToEncode = try Curl.run(server.url("/jobs/encode"), request)
+            #expect(jpegToEncode.status == 415, "\(jpegToEncode.text)")
+            #expect(jpegToEncode.text.contains("a JPEG image"))
+        }
         let wrongMuxPart = try Curl.run(server.url("/jobs/mux"), ["-F", "audio=@\(try Fixtures.wav())"])
         #expect(wrongMuxPart.status == 415)
         #expect(try storeListing().jobs.isEmpty)

@@ -101,7 +101,8 @@ public final class InputFile {
 
     /// Sniffs `path` and returns its container if it is one of `accepted`.
     public static func classify(path: String, accepting accepted: [InputContainer]) throws -> InputContainer {
-        switch try InputSniffer.sniff(path: path) {
+        let verdict = try InputSniffer.sniff(path: path)
+        switch verdict {
         case .empty:
             throw MediaError(.emptyInput, "the input file is empty")
         case .container(let container) where accepted.contains(container):
@@ -111,7 +112,8 @@ public final class InputFile {
                 .unsupportedFormat,
                 "the input is \(container.displayName); expected \(accepted.map(\.displayName).joined(separator: ", "))"
             )
-        case .unrecognized(let what):
+        case .foreign, .unrecognized:
+            let what = if case .foreign(let name) = verdict { name } else { "unknown binary data" }
             throw MediaError(
                 .unsupportedFormat,
                 "the input is \(what), not a media format this job accepts (\(accepted.map(\.displayName).joined(separator: ", ")))"

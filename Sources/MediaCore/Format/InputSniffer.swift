@@ -9,8 +9,11 @@ public enum InputSniffer {
     public enum Verdict: Equatable, Sendable {
         case container(InputContainer)
         case empty
-        /// Not a format mediad reads; the string says what it looks like, for the error message.
-        case unrecognized(String)
+        /// A known format that is not media mediad reads (an image, an archive, a document, a playlist,
+        /// text, another audio format); the string names it for the error message.
+        case foreign(String)
+        /// Unknown binary data: nothing mediad recognises, which raw PCM (no signature) also is.
+        case unrecognized
     }
 
     /// How many leading bytes the sniffer reads.
@@ -45,15 +48,11 @@ public enum InputSniffer {
         if isTransportStream(head) { return .container(.mpegts) }
         if let adtsStart = ADTSHeader.payloadStart(skippingID3In: head) {
             if adtsStart < head.count - 1, ADTSHeader.isSync(head, at: adtsStart) { return .container(.adts) }
-            if adtsStart > 0 { return .unrecognized("an ID3 tag not followed by ADTS AAC (MP3?)") }
+            if adtsStart > 0 { return .foreign("an ID3 tag not followed by ADTS AAC (MP3?)") }
         }
         if let kind = AnnexB.sniffCodec(head) { return .container(kind) }
-        if head.starts(with: Array("#EXTM3U".utf8)) { return .unrecognized("an HLS playlist") }
-        if head.starts(with: Array("ffconcat".utf8)) { return .unrecognized("an ffconcat list") }
-        if head.prefix(512).allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }) {
-            return .unrecognized("text")
-        }
-        return .unrecognized("unknown binary data")
+        if let what = ForeignFormat.identify(head) { return .foreign(what) }
+        return .unrecognized
     }
 
     private static func isTransportStream(_ head: [UInt8]) -> Bool {

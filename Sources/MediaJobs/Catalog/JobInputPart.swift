@@ -37,6 +37,8 @@ public struct JobInputPart: Sendable {
         switch try InputSniffer.sniff(path: path) {
         case .empty: throw MediaError(.emptyInput, "the input file is empty")
         case .unrecognized: return
+        case .foreign(let what):
+            throw MediaError(.unsupportedFormat, "the input is \(what); \(kind) takes \(summary)")
         case .container(let container) where containers.contains(container): return
         case .container(let container):
             throw MediaError(.unsupportedFormat, "the input is \(container.displayName); \(kind) takes \(summary)")

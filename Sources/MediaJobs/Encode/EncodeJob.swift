@@ -110,6 +110,11 @@ public struct EncodeJob: Sendable {
         try options.validate()
         let source = try PCMSource(path: input, options: options)
         var warnings: [String] = []
+        if !source.assumed.isEmpty {
+            warnings.append(
+                "raw PCM with no \(source.assumed.map { $0.split(separator: " ")[0] }.joined(separator: ", ")) given: "
+                    + "read as \(source.assumed.joined(separator: ", ")); pass them if the capture differs")
+        }
         let writer = try makeWriter(for: source, warnings: &warnings)
         let frame = Frame()
         while try source.next(into: frame) {

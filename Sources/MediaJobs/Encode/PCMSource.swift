@@ -13,6 +13,9 @@ final class PCMSource {
     let channels: Int
     /// Sample frames in the input, if known (WAV states it; raw PCM is measured).
     let totalSamples: Int64
+    /// For raw PCM described by defaults rather than options: what was assumed, e.g. `44100 Hz`, so the job
+    /// can say so (a 48 kHz mono capture read as 44.1 kHz stereo plays at the wrong speed and length).
+    let assumed: [String]
     private let decoder: Decoder
     private let reader: Reader
     private let packet = Packet()
@@ -53,13 +56,21 @@ final class PCMSource {
             totalSamples = stream.pointee.duration > 0 ? duration : 0
             decoder = try Decoder(stream: stream, of: input)
             reader = .wav(input, streamIndex: Int(stream.pointee.index))
+            assumed = []
         case .container(let container):
             throw MediaError(
                 .unsupportedFormat, "the input is \(container.displayName); encode takes raw PCM or WAV")
+        case .foreign(let what):
+            throw MediaError(.unsupportedFormat, "the input is \(what); encode takes raw PCM or WAV")
         case .unrecognized:
             sampleFormat = options.sampleFormat ?? .s16le
             sampleRate = options.sampleRate ?? 44100
             channels = options.channels ?? 2
+            assumed = [
+                options.sampleRate == nil ? "sample_rate \(sampleRate) Hz" : nil,
+                options.channels == nil ? "channels \(channels)" : nil,
+                options.sampleFormat == nil ? "sample_format \(sampleFormat.rawValue)" : nil,
+            ].compactMap { $0 }
             let raw = try RawPCMReader(path: path, sampleFormat: sampleFormat, channels: channels)
             totalSamples = raw.totalSamples
             decoder = try Decoder(pcm: sampleFormat, sampleRate: sampleRate, channels: channels)
@@ -82,6 +93,13 @@ final class PCMSource {
     func next(into frame: Frame) throws -> Bool {
         while true {
             if try decoder.receive(into: frame) {
+                if let index = frame.firstNonFiniteSample {
+                    let position = samplesRead + Int64(index)
+                    throw MediaError(
+                        .invalidInput,
+                        "sample \(position) (at \(Double(position) / Double(sampleRate)) s) is NaN or infinite; "
+                            + "float PCM must hold finite samples")
+                }
                 samplesRead += Int64(frame.sampleCount)
                 return true
             }
