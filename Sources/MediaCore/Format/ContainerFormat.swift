@@ -63,6 +63,14 @@ public enum ContainerFormat: String, Sendable, Codable, CaseIterable {
     /// Whether the container can tell decoders to drop encoder priming (an edit list).
     public var signalsPriming: Bool { isISOBaseMedia }
 
+    /// Whether chapters are stored: `chpl` and a chapter track in the ISO family, Matroska chapters, ASF
+    /// markers (libav 5.1's muxers).
+    public var storesChapters: Bool { isISOBaseMedia || self == .mkv || self == .asf }
+
+    /// Whether cover art is stored: the `covr` item of MP4/M4A metadata, or a Matroska attachment. libav
+    /// 5.1 writes no cover into QuickTime (`mov`), MPEG-TS, FLV or ASF.
+    public var storesCoverArt: Bool { self == .mp4 || self == .m4a || self == .mkv }
+
     /// Whether track languages are stored.
     public var storesLanguage: Bool { self != .flv }
 

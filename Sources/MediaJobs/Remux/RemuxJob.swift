@@ -37,9 +37,11 @@ public struct RemuxJob: Sendable {
         }
         let window = try TrimWindow(
             anchorIndex: anchor.inputIndex, anchorTimeBase: anchor.inputTimeBase, cutStart: cutStart, end: options.end)
-        let destination = try plan.makeOutput(path: output, input: source)
+        let destination = try plan.makeOutput(
+            path: output, input: source, start: window.seconds(cutStart) ?? 0, end: options.end)
         try destination.writeHeader(
             options: options.muxerOptions(hasVideo: routes.contains { $0.kind == AVMEDIA_TYPE_VIDEO }))
+        try plan.coverArt.writePictures(to: destination)
 
         var writer = PacketWriter(output: destination, plan: plan, window: window)
         let packet = Packet()

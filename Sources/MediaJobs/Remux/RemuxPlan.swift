@@ -19,6 +19,8 @@ final class RemuxPlan {
 
     private(set) var routes: [Int: Route] = [:]
     private(set) var warnings: [String] = []
+    /// The input's cover art the target keeps.
+    let coverArt: CoverArt
     let muxer: String
     let format: ContainerFormat
     /// Whether the output can tell decoders to drop AAC priming: ISO files with an edit list, which
@@ -32,12 +34,29 @@ final class RemuxPlan {
         format = options.format
         signalsPriming = options.format.signalsPriming && !options.fragmented
         var chosen: [UnsafeMutablePointer<AVStream>] = []
+        var pictures: [UnsafeMutablePointer<AVStream>] = []
         var skipped: [String] = []
+        let hasChapters = input.context.pointee.nb_chapters > 0
+        if hasChapters, !options.format.storesChapters {
+            skipped.append(
+                "\(options.format) cannot store chapters: the input's \(input.context.pointee.nb_chapters) were dropped"
+            )
+        }
         for stream in input.streams {
             let parameters = stream.pointee.codecpar.pointee
             let label = "track \(stream.pointee.index) (\(String(cString: avcodec_get_name(parameters.codec_id))))"
             if stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
-                skipped.append("\(label) is cover art and was not copied")
+                if options.format.storesCoverArt, stream.pointee.attached_pic.size > 0 {
+                    pictures.append(stream)
+                } else {
+                    skipped.append("\(label) is cover art, which \(options.format) cannot store; it was not copied")
+                }
+            } else if hasChapters, parameters.codec_type == AVMEDIA_TYPE_DATA,
+                stream.pointee.discard == AVDISCARD_ALL
+            {
+                // The QuickTime chapter track libav turned into the input's chapters: they are copied (or
+                // reported) as chapters, and the muxer writes its own chapter track.
+                continue
             } else if parameters.codec_type != AVMEDIA_TYPE_AUDIO && parameters.codec_type != AVMEDIA_TYPE_VIDEO {
                 skipped.append("\(label) is a \(MediaInfo.Track(describing: stream).kind) track and was not copied")
             } else if parameters.codec_id == AV_CODEC_ID_NONE {
@@ -55,6 +74,7 @@ final class RemuxPlan {
                 options.format == .m4a ? "audio" : options.tracks == .all ? "audio or video" : options.tracks.rawValue
             throw MediaError(.missingStream, "the input has no \(what) track to remux")
         }
+        coverArt = CoverArt(pictures)
         muxer = try Self.chooseMuxer(for: chosen, format: options.format, warnings: &skipped)
         warnings = skipped
         for (outputIndex, stream) in chosen.enumerated() {
@@ -149,8 +169,9 @@ final class RemuxPlan {
         }
     }
 
-    /// Creates the output file with one stream per route, tags and side data copied.
-    func makeOutput(path: String, input: InputFile) throws -> OutputFile {
+    /// Creates the output file with one stream per route, tags and side data copied, then the cover art's
+    /// streams, and the chapters that fall within `start`…`end` seconds of the input.
+    func makeOutput(path: String, input: InputFile, start: Double, end: Double?) throws -> OutputFile {
         let output = try OutputFile(path: path, muxer: muxer)
         let keepTags = input.container == .mp4 && format.isISOBaseMedia
         for route in routes.values.sorted(by: { $0.outputIndex < $1.outputIndex }) {
@@ -179,6 +200,8 @@ final class RemuxPlan {
         where !Self.sourceOnlyTags.contains(key) {
             av_dict_set(&output.context.pointee.metadata, key, value, 0)
         }
+        try coverArt.addStreams(to: output, format: format)
+        if format.storesChapters { try ChapterCopy.copy(from: input, to: output, start: start, end: end) }
         return output
     }
 }
