@@ -1,8 +1,9 @@
 import MediadHTTP
+import NIOHTTP1
 import Testing
 
 /// The header grammar the service reads and writes itself: `Content-Disposition` of multipart parts and
-/// downloads (RFC 6266, 7578, 8187).
+/// downloads (RFC 6266, 7578, 8187), entity tags and the conditional fields (RFC 9110 §8.8.3, §13), `Date`.
 @Suite struct HeaderParsingTests {
     /// Part headers as clients and attackers write them, and the name and file name they must give.
     static let dispositions: [(header: String, name: String?, filename: String?)] = [
@@ -64,5 +65,55 @@ import Testing
             let header = ContentDisposition.attachment(filename: name)
             #expect(try ContentDisposition(header).filename == name, "\(header)")
         }
+    }
+
+    @Test func parsesEntityTagLists() {
+        let tag = EntityTag("abc")
+        #expect(EntityTagCondition(["*"]) == .any)
+        #expect(EntityTagCondition([]) == nil)
+        #expect(EntityTagCondition([#"W/"abc""#]) == .tags([EntityTag("abc", weak: true)]))
+        #expect(
+            EntityTagCondition([#""x", W/"abc" ,"a,b""#, #""y""#])
+                == .tags([EntityTag("x"), EntityTag("abc", weak: true), EntityTag("a,b"), EntityTag("y")]))
+        #expect(EntityTagCondition(["abc, *"]) == .tags([]))
+        #expect(EntityTag("abc", weak: true).matchesWeakly(tag))
+        #expect(!EntityTag("abc", weak: true).matchesStrongly(tag))
+        #expect(tag.matchesStrongly(EntityTag("abc")))
+    }
+
+    @Test func evaluatesConditionsInTheRFCOrder() throws {
+        let current = EntityTag("abc")
+        func outcome(_ fields: [(String, String)], _ method: HTTPMethod = .GET, exists: Bool = true) throws
+            -> Preconditions.Outcome
+        {
+            try Preconditions(HTTPHeaders(fields)).evaluate(method, current: exists ? current : nil, exists: exists)
+        }
+        #expect(try outcome([]) == .proceed)
+        #expect(try outcome([("If-None-Match", #"W/"abc""#)]) == .notModified)
+        #expect(try outcome([("If-None-Match", #""other", "abc""#)]) == .notModified)
+        #expect(try outcome([("If-None-Match", #""other""#)]) == .proceed)
+        #expect(try outcome([("If-Match", #""abc""#)]) == .proceed)
+        #expect(try outcome([("If-Match", "*")]) == .proceed)
+        #expect(throws: ServiceError.self) { try outcome([("If-Match", #"W/"abc""#)]) }
+        #expect(throws: ServiceError.self) { try outcome([("If-Match", #""other""#)]) }
+        #expect(throws: ServiceError.self) { try outcome([("If-Match", "*")], .PUT, exists: false) }
+        #expect(throws: ServiceError.self) { try outcome([("If-None-Match", "*")], .DELETE) }
+        #expect(try outcome([("If-None-Match", "*")], .PUT, exists: false) == .proceed)
+        // If-Match is evaluated first: a failing If-Match is 412 even when If-None-Match would be 304.
+        #expect(throws: ServiceError.self) { try outcome([("If-Match", #""x""#), ("If-None-Match", #""abc""#)]) }
+        let ranges = { (value: String) in
+            Preconditions(HTTPHeaders([("If-Range", value)])).rangeApplies(current: current)
+        }
+        #expect(ranges(#""abc""#))
+        #expect(!ranges(#"W/"abc""#))
+        #expect(!ranges(#""other""#))
+        #expect(!ranges("Sun, 06 Nov 1994 08:49:37 GMT"))
+        #expect(Preconditions(HTTPHeaders()).rangeApplies(current: current))
+    }
+
+    @Test func formatsIMFFixdates() {
+        #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.format(1_709_251_199) == "Thu, 29 Feb 2024 23:59:59 GMT")
     }
 }
