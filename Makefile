@@ -12,7 +12,8 @@ NGINX := $(CURDIR)/$(NGINX_ROOT)/usr/sbin/nginx
 ## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests), openssl (HMAC checks and
 ## the certificates of the https receivers).
 TEST_APT_PACKAGES := systemd binutils procps mount openssl
-PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml
+## httplint (the engine of REDbot) lints live responses in HTTPLintTests; pinned, as its checks change.
+PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml httplint==2026.10.4
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -45,11 +46,11 @@ apt-install:
 	fi
 
 ## Installs the Debian tools the tests call and the Python packages the OpenAPI spec test
-## (Tests/ServerTests/openapi_check.py) uses; where pip refuses to touch an "externally managed" Python
+## (Tests/ServerTests/openapi_check.py) and the HTTP lint test (http_lint.py) use; where pip refuses to touch an "externally managed" Python
 ## (Debian's own), they are installed for the user instead.
 test-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
-	@python3 -c 'import openapi_spec_validator, jsonschema, yaml' 2>/dev/null || { \
+	@python3 -c 'import openapi_spec_validator, jsonschema, yaml, importlib.metadata as m; assert m.version("httplint") == "2026.10.4"' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
 			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \

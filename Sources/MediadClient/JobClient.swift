@@ -50,7 +50,9 @@ public struct JobClient: Sendable {
         client = try HTTPClient(tls: tls)
     }
 
-    /// Uploads `file` (streamed from disk) as a new `kind` job with `options` as query parameters.
+    /// Uploads `file` (streamed from disk) as a new `kind` job with `options` as query parameters. The file's
+    /// name follows the kind in the path (`PUT /jobs/remux/talk.mp4`, as `curl -T talk.mp4 …/jobs/remux/`
+    /// sends it), so the server names the downloads after it.
     public func submit(kind: String, file: String, options: [(String, String)], idempotencyKey: String?)
         async throws -> Job
     {
@@ -58,10 +60,11 @@ public struct JobClient: Sendable {
             separator: "&")
         var headers = [("Content-Type", "application/octet-stream")]
         if let idempotencyKey { headers.append(("Idempotency-Key", idempotencyKey)) }
+        let name = URL(fileURLWithPath: file).lastPathComponent
+        let path = "/jobs/\(PercentEncoding.encode(kind))/\(PercentEncoding.encode(name))"
         return try Self.job(
             try await send(
-                .POST, "/jobs/\(PercentEncoding.encode(kind))" + (query.isEmpty ? "" : "?" + query), headers: headers,
-                body: .file(file), timeout: nil))
+                .PUT, path + (query.isEmpty ? "" : "?" + query), headers: headers, body: .file(file), timeout: nil))
     }
 
     /// The job, after waiting up to `seconds` for it to end.

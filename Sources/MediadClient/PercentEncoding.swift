@@ -16,6 +16,11 @@ package enum PercentEncoding {
 
     /// Decodes `%XX` escapes (and `+` as space in queries); nil for malformed escapes or invalid UTF-8.
     package static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
+        decodeBytes(text, plusIsSpace: plusIsSpace).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// The bytes `text` stands for once its `%XX` escapes are decoded; nil for a malformed escape.
+    package static func decodeBytes(_ text: String, plusIsSpace: Bool = false) -> [UInt8]? {
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {
@@ -30,7 +35,7 @@ package enum PercentEncoding {
                 bytes.append(byte)
             }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return bytes
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

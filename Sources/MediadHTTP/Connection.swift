@@ -106,6 +106,7 @@ package struct Connection {
             headers.replaceOrAdd(name: "content-length", value: String(response.bodyLength))
         }
         if !keepOpen { headers.replaceOrAdd(name: "connection", value: "close") }
+        headers.replaceOrAdd(name: "date", value: HTTPDate.format())
         do {
             try await outbound.write(
                 .head(HTTPResponseHead(version: request.version, status: response.status, headers: headers)))

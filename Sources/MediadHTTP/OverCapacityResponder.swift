@@ -35,7 +35,7 @@ package final class OverCapacityResponder: ChannelInboundHandler, RemovableChann
             + "\n"
         let response =
             "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\n"
-            + "connection: close\r\n\(RequestID.header): \(RequestID.generate())\r\n"
+            + "connection: close\r\n\(RequestID.header): \(RequestID.generate())\r\ndate: \(HTTPDate.format())\r\n"
             + "content-length: \(body.utf8.count)\r\n\r\n\(body)"
         let sent = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(NIOAny(ByteBuffer(string: response)), promise: sent)

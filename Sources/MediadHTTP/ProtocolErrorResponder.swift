@@ -50,6 +50,7 @@ package final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChann
             let headers = HTTPHeaders([
                 ("connection", "close"), ("content-type", "application/json"),
                 ("content-length", String(body.readableBytes)), (RequestID.header, requestID),
+                ("date", HTTPDate.format()),
             ])
             context.write(
                 wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),

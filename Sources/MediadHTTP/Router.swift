@@ -3,7 +3,7 @@ import NIOHTTP1
 /// Matches a request's method and path against a fixed table of routes.
 ///
 /// A path that matches no pattern is 404; one that matches patterns only under other methods is 405,
-/// with `Allow` listing them.
+/// with `Allow` listing them, `HEAD` with `GET` (RFC 9110 §9.3.2: every `GET` route answers `HEAD`).
 public struct Router<Handler: Sendable>: Sendable {
     public private(set) var routes: [(route: Route, handler: Handler)] = []
 
@@ -33,6 +33,7 @@ public struct Router<Handler: Sendable>: Sendable {
                 return .found(handler, parameters: parameters)
             }
             allowed.append(route.method)
+            if route.method == .GET { allowed.append(.HEAD) }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }

@@ -26,7 +26,17 @@ final class MediaService: Responder {
         uploads = UploadReceiver(store: store, threadPool: threadPool, maxUpload: configuration.maxUpload)
     }
 
+    /// Every answer without its own `Cache-Control` says `no-cache`: job JSON, lists, probes and errors
+    /// change from one request to the next, so a cache must ask again before reusing one.
     func respond(to request: Request) async -> Response {
+        var response = await route(request)
+        if !response.headers.contains(name: "cache-control") {
+            response.headers.add(name: "cache-control", value: "no-cache")
+        }
+        return response
+    }
+
+    private func route(_ request: Request) async -> Response {
         let match = router.match(request.method, path: request.path)
         if case .found(let route, _) = match { request.route = route.route.pattern }
         let isPublic = if case .found(let route, _) = match { route.isPublic } else { false }
@@ -52,7 +62,12 @@ final class MediaService: Responder {
         case .found(let route, let parameters):
             request.parameters = parameters
             do {
-                return try await handle(route, request)
+                let response = try await handle(route, request)
+                guard !route.evaluatesPreconditions, (200..<300).contains(response.status.code) else { return response }
+                // No entity tag here: `If-Match` with tags fails, `*` holds for a resource that `GET` answers.
+                let outcome = try Preconditions(request.head.headers).evaluate(
+                    request.method, current: nil, exists: route.route.method == .GET)
+                return outcome == .notModified ? response.notModified : response
             } catch let error as ServiceError {
                 return .error(error)
             } catch let error as MediaError {
@@ -67,7 +82,7 @@ final class MediaService: Responder {
 
     private func handle(_ route: ServiceRoute, _ request: Request) async throws -> Response {
         switch route {
-        case .createJob, .createJobByPut: try await createJob(request)
+        case .createJob, .createJobByPut, .createNamedJob: try await createJob(request)
         case .listJobs: try await listJobs(request)
         case .showJob: try await showJob(request)
         case .deleteJob: try await deleteJob(request)

@@ -116,10 +116,12 @@ import Testing
         let method = try Curl.run(server.url("/healthz"), ["-X", "POST"])
         #expect(method.status == 405)
         #expect(method.errorCode == "method_not_allowed")
-        #expect(method.headers["allow"] == "GET")
+        #expect(method.headers["allow"] == "GET, HEAD")
         let patch = try Curl.run(server.url("/jobs/remux"), ["-X", "PATCH"])
         #expect(
-            patch.headers["allow"].map { Set($0.components(separatedBy: ", ")) } == ["POST", "PUT", "GET", "DELETE"])
+            patch.headers["allow"].map { Set($0.components(separatedBy: ", ")) } == [
+                "POST", "PUT", "GET", "HEAD", "DELETE",
+            ])
         let badOption = try Curl.run(server.url("/jobs/remux?format=avi"), ["-T", input])
         #expect(badOption.status == 400)
         #expect(badOption.errorCode == "invalid_option")

@@ -24,6 +24,9 @@ import Testing
         // Stream copy: the decoded video frames are the input's.
         #expect(try Oracle.decodedHashes(path, streams: "0:v") == Oracle.decodedHashes(input, streams: "0:v"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("out")) == ["output.mkv"])
+        // The file's name goes with it (`PUT /jobs/remux/<name>`), as with `curl -T file …/jobs/remux/`.
+        let jobs = try #require(Curl.run(server.url("/jobs")).json["jobs"] as? [[String: Any]])
+        #expect(jobs.first?["source_name"] as? String == URL(fileURLWithPath: input).lastPathComponent)
     }
 
     @Test func downloadsEveryOutputOfADemux() throws {
@@ -132,7 +135,8 @@ import Testing
         #expect(impostor.received.isEmpty)
         let trusted = try submit(arguments, environment: ["MEDIAD_CA_FILE": certificates.authority])
         #expect(trusted.stderr.hasPrefix("error: invalid_response: "), "\(trusted.stderr)")
-        #expect(impostor.received.first?.target == "/jobs/decode")
+        let name = URL(fileURLWithPath: try Fixtures.adts()).lastPathComponent
+        #expect(impostor.received.first?.target == "/jobs/decode/\(name)")
         let badFile = try submit(arguments + ["--ca-file", scratch.file("missing.pem")])
         #expect(badFile.stderr.hasPrefix("error: invalid_option: --ca-file: "), "\(badFile.stderr)")
     }

@@ -128,6 +128,9 @@ final class TLSReceiver: @unchecked Sendable {
             def do_POST(self):
                 self.answer()
 
+            def do_PUT(self):
+                self.answer()
+
             def answer(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 entry = {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body.hex()}

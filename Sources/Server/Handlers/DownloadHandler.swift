@@ -7,7 +7,7 @@ import NIOPosix
 
 extension MediaService {
     /// `GET /jobs/{id}/outputs/{name}` and `GET /jobs/{id}/output`: a listed output, sent with sendfile,
-    /// with `Range`, `ETag` (the SHA-256) and `If-None-Match`. Only outputs in the job record are served:
+    /// with `ETag` (the SHA-256), the conditional fields (`If-Match`, `If-None-Match`, `If-Range`) and `Range`. Only outputs in the job record are served:
     /// they were complete under their final name before the record listed them.
     func download(_ request: Request, name: String?) async throws -> Response {
         let record = try await job(request)
@@ -23,21 +23,20 @@ extension MediaService {
         else {
             throw ServiceError.notFound("job \(record.id) has no output \(name ?? "")")
         }
+        let tag = EntityTag(output.sha256)
         var headers: HTTPHeaders = [
             "content-type": output.contentType,
-            "etag": "\"\(output.sha256)\"",
+            "etag": tag.headerValue,
             "accept-ranges": "bytes",
-            "content-disposition": "attachment; filename=\"\(downloadName(output.name, record))\"",
+            "cache-control": caching(record),
+            "content-disposition": ContentDisposition.attachment(filename: downloadName(output.name, record)),
         ]
-        if let match = request.head.headers.first(name: "if-none-match"),
-            match == "*"
-                || match.split(separator: ",").contains(where: {
-                    $0.trimmingCharacters(in: .whitespaces) == "\"\(output.sha256)\""
-                })
-        {
-            return Response(status: .notModified, headers: headers)
+        let preconditions = Preconditions(request.head.headers)
+        if try preconditions.evaluate(request.method, current: tag) == .notModified {
+            return Response(status: .ok, headers: headers).notModified
         }
-        let range = try ByteRange(request.head.headers.first(name: "range"), size: output.size)
+        let rangeField = preconditions.rangeApplies(current: tag) ? request.head.headers.first(name: "range") : nil
+        let range = try ByteRange(rangeField, size: output.size)
         let path = store.outputPath(id: record.id, name: output.name)
         if output.size == 0 { return Response(status: .ok, headers: headers) }
         let (start, end) = (range?.start ?? 0, range?.end ?? output.size)
@@ -55,12 +54,22 @@ extension MediaService {
         return Response(status: range == nil ? .ok : .partialContent, headers: headers, body: .file(region))
     }
 
+    /// `Cache-Control` of an output. Once listed an output never changes (ids are never reused, files are
+    /// complete under their final name before the record lists them), so it is `immutable`, fresh for as
+    /// long as retention keeps it. With API tokens it is also `private`: an output belongs to one token and
+    /// a shared cache must not hand it to another. Without tokens any cache may keep it, which needs no
+    /// `public` (only a request with `Authorization` would).
+    private func caching(_ record: JobRecord) -> String {
+        let expiry = (record.finishedAt ?? Date()).addingTimeInterval(configuration.retention)
+        let freshness = "max-age=\(max(0, Int(expiry.timeIntervalSinceNow))), immutable"
+        return configuration.accessTokens == nil ? freshness : "private, " + freshness
+    }
+
     /// `talk.mkv` for the primary output of a job whose upload was `talk.mp4`; the output's own name otherwise.
     private func downloadName(_ outputName: String, _ record: JobRecord) -> String {
         let ext = URL(fileURLWithPath: outputName).pathExtension
         guard outputName.hasPrefix("output."), let source = record.sourceName else { return outputName }
         let stem = URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
-            .filter { $0.isLetter || $0.isNumber || "-_. ".contains($0) }
         return stem.isEmpty ? outputName : "\(stem).\(ext)"
     }
 }

@@ -7,14 +7,19 @@ import NIOCore
 import NIOHTTP1
 
 extension MediaService {
-    /// `POST /jobs/{kind}`: checks kind, size, capacity and options from the head alone (so a refused
-    /// upload is never read), receives the body, creates the job and queues it.
+    /// `POST /jobs/{kind}` (and `PUT`, with or without a file name after it): checks kind, conditions, size,
+    /// capacity and options from the head alone (so a refused upload is never read), receives the body,
+    /// creates the job and queues it. The upload's name is the path's last segment or the `filename` option
+    /// for a raw body, else the file part's name.
     func createJob(_ request: Request) async throws -> Response {
         let kindName = try request.parameter("kind")
         guard let kind = JobKind(rawValue: kindName) else {
             throw ServiceError.notFound(
                 "no job kind '\(kindName)'; kinds: \(JobKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        // The job this creates has no representation yet: `If-Match` fails, `If-None-Match: *` holds.
+        _ = try Preconditions(request.head.headers).evaluate(request.method, current: nil, exists: false)
+        let requestedName = try SourceName.requested(request)
         if let length = request.contentLength, length > configuration.maxUpload {
             throw ServiceError(
                 .payloadTooLarge, "payload_too_large",
@@ -26,6 +31,7 @@ extension MediaService {
         let idempotency = try IdempotencyKey(request.head.headers, owner: request.caller?.name)
         var values = request.query
         values["wait"] = nil
+        values["filename"] = nil
         var callback = values.removeValue(forKey: "callback_url")
         if let callback { _ = try configuration.webhooks.check(callback) }
         let multipart = try MultipartBoundary(request.head.headers)
@@ -71,8 +77,10 @@ extension MediaService {
             }
             try await checkCapacity()
             let record = try await create(
-                id: fingerprint.jobID, options: options, received: received, owner: request.caller?.name,
-                callbackURL: callback)
+                id: fingerprint.jobID, options: options, received: received,
+                sourceName: requestedName
+                    ?? received.values.compactMap({ $0.filename.flatMap(SourceName.clean) }).first,
+                owner: request.caller?.name, callbackURL: callback)
             if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
             await jobs.enqueue(record)
             return try await answer(record.id, wait: wait, created: true)
@@ -109,12 +117,11 @@ extension MediaService {
     }
 
     private func create(
-        id: String, options: JobOptions, received: [String: UploadReceiver.Part], owner: String?,
-        callbackURL: String?
+        id: String, options: JobOptions, received: [String: UploadReceiver.Part], sourceName: String?,
+        owner: String?, callbackURL: String?
     ) async throws -> JobRecord {
         var inputs: [String: UploadedFile] = [:]
         for part in options.kind.inputs { inputs[part.storedName] = received[part.name]?.file }
-        let sourceName = received.values.compactMap(\.filename).first.map { URL(fileURLWithPath: $0).lastPathComponent }
         let record = JobRecord(
             id: id, createdAt: Date(), options: options,
             inputs: inputs.sorted { $0.key < $1.key }.map {
@@ -185,6 +192,7 @@ extension MediaService {
     /// `DELETE /jobs/{id}`: cancels a queued or running job (200 with the job), deletes a finished one (204).
     func deleteJob(_ request: Request) async throws -> Response {
         let record = try await job(request)
+        _ = try Preconditions(request.head.headers).evaluate(request.method, current: nil)
         guard let cancelled = try await jobs.cancelOrDelete(record.id) else { return Response(status: .noContent) }
         return .json(cancelled)
     }
@@ -215,14 +223,10 @@ struct MultipartBoundary {
         guard type.lowercased().hasPrefix("multipart/form-data") else {
             throw ServiceError(.unsupportedMediaType, "invalid_request", "only multipart/form-data is accepted")
         }
-        guard
-            let parameter = type.split(separator: ";").first(where: {
-                $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("boundary=")
-            })
-        else { throw ServiceError.invalidRequest("multipart/form-data without a boundary") }
-        var value = parameter.trimmingCharacters(in: .whitespaces).dropFirst("boundary=".count)
-        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = value.dropFirst().dropLast() }
+        guard let value = HeaderParameters(type)["boundary"] else {
+            throw ServiceError.invalidRequest("multipart/form-data without a boundary")
+        }
         guard !value.isEmpty, value.count <= 70 else { throw ServiceError.invalidRequest("bad multipart boundary") }
-        boundary = String(value)
+        boundary = value
     }
 }

@@ -4,7 +4,8 @@ import NIOHTTP1
 /// Every route the service answers, by name. The router is built from this table and the test of
 /// `openapi.yaml` compares the spec's paths with it, so the two cannot drift apart.
 public enum ServiceRoute: String, CaseIterable, Sendable {
-    case createJob, createJobByPut, listJobs, showJob, deleteJob, downloadOutput, downloadPrimaryOutput, showLog
+    case createJob, createJobByPut, createNamedJob, listJobs, showJob, deleteJob, downloadOutput, downloadPrimaryOutput,
+        showLog
     case probe, probeByPut, index, health, readiness, openAPI, metrics
 
     public var route: Route {
@@ -12,6 +13,8 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         case .createJob: Route(.POST, "/jobs/{kind}")
         // `curl -T file URL` uploads with PUT: the same as POST here.
         case .createJobByPut: Route(.PUT, "/jobs/{kind}")
+        // `curl -T talk.mp4 URL/` appends the file's name to a URL ending in `/`: it names the upload.
+        case .createNamedJob: Route(.PUT, "/jobs/{kind}/{filename}")
         case .listJobs: Route(.GET, "/jobs")
         case .showJob: Route(.GET, "/jobs/{id}")
         case .deleteJob: Route(.DELETE, "/jobs/{id}")
@@ -30,6 +33,15 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
 
     /// Routes anyone may call when API tokens are on: the index, liveness and readiness.
     var isPublic: Bool { self == .index || self == .health || self == .readiness }
+
+    /// Whether the handler evaluates the conditional fields itself: routes with entity tags (downloads) or
+    /// whose method changes state (evaluated before the change). The others are evaluated on their 2xx answer.
+    public var evaluatesPreconditions: Bool {
+        switch self {
+        case .createJob, .createJobByPut, .createNamedJob, .deleteJob, .downloadOutput, .downloadPrimaryOutput: true
+        default: false
+        }
+    }
 
     /// The router over all routes, each handled by its name.
     public static var router: Router<ServiceRoute> {

@@ -130,7 +130,7 @@ final class MultipartForm {
     /// Decides, at a part's first body bytes, whether it is a file or a field.
     private func startPartIfNeeded() async throws {
         guard currentFile == nil, currentField == nil else { return }
-        let disposition = ContentDisposition(headers["content-disposition"] ?? "")
+        let disposition = try ContentDisposition(headers["content-disposition"] ?? "")
         guard let name = disposition.name else {
             throw ServiceError.invalidRequest("a multipart part has no Content-Disposition name")
         }
@@ -154,7 +154,8 @@ final class MultipartForm {
         if let file = currentFile {
             currentFile = nil
             files[file.name] = UploadReceiver.Part(file: try await file.writer.finish(), filename: file.filename)
-        } else if var field = currentField, let name = ContentDisposition(headers["content-disposition"] ?? "").name {
+        } else if var field = currentField, let name = try ContentDisposition(headers["content-disposition"] ?? "").name
+        {
             currentField = nil
             guard let value = field.readString(length: field.readableBytes) else {
                 throw ServiceError.invalidRequest("field '\(name)' is not UTF-8 text")
@@ -162,25 +163,5 @@ final class MultipartForm {
             fields[name] = value
         }
         headers.removeAll()
-    }
-}
-
-/// The `name` and `filename` of a `Content-Disposition: form-data; name="…"; filename="…"` header.
-struct ContentDisposition {
-    var name: String?
-    var filename: String?
-
-    init(_ header: String) {
-        for parameter in header.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2 else { continue }
-            let key = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
-            var value = pair[1].trimmingCharacters(in: .whitespaces)
-            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
-                value = String(value.dropFirst().dropLast())
-            }
-            if key == "name" { name = value }
-            if key == "filename" { filename = value }
-        }
     }
 }
