@@ -69,13 +69,26 @@ public struct RemuxJob: Sendable {
         }
         try writer.flushHeldPackets(routes: plan.routes, trimmedAtEnd: window.cutEnd != nil)
         try writer.flushFilters()
-        guard writer.packetCounts[anchor.inputIndex, default: 0] > 0 else {
+        let trimmed = cutStart != nil || options.end != nil
+        var emptyTracks: [String] = []
+        if writer.packetCounts.values.reduce(0, +) == 0 {
+            guard trimmed else {
+                throw MediaError(
+                    .emptyInput,
+                    "the input's tracks hold no samples (an initialization segment without its media segments?)")
+            }
             throw MediaError(.emptySelection, "no \(anchor.codec) frames fall between start and end")
+        } else if writer.packetCounts[anchor.inputIndex, default: 0] == 0, trimmed {
+            throw MediaError(.emptySelection, "no \(anchor.codec) frames fall between start and end")
+        }
+        for route in routes where writer.packetCounts[route.inputIndex, default: 0] == 0 {
+            emptyTracks.append(
+                "track \(route.inputIndex) (\(route.codec)) holds no samples; it is empty in the output too")
         }
         try destination.finish()
         context.reportProgress(1)
         return RemuxResult(
-            outputs: [output], warnings: fpsWarning + plan.warnings + writer.warnings, muxer: plan.muxer,
+            outputs: [output], warnings: fpsWarning + plan.warnings + writer.warnings + emptyTracks, muxer: plan.muxer,
             tracks: routes.map {
                 RemuxResult.Track(
                     inputIndex: $0.inputIndex, outputIndex: $0.outputIndex,
