@@ -35,11 +35,40 @@ public enum ContainerFormat: String, Sendable, Codable, CaseIterable {
     /// Whether libav's muxer for this format (or `muxer`, a flavour of it) can store `codec`.
     ///
     /// `avformat_query_codec` answers 1 (yes), 0 (no) or an error when the muxer keeps no list (MPEG-TS);
-    /// only a clear no counts as no, anything else is left to the muxer's own header check.
+    /// only a clear no counts as no, anything else is left to the muxer's own header check, except where the
+    /// table and that check disagree in libav 5.1: its mov muxer shares the table but writes FLAC, Opus,
+    /// TrueHD, VP9 and AV1 into MP4 only, and its mp4 muxer writes FLAC and TrueHD only as an experimental
+    /// feature, refused at normal compliance (as the ffmpeg CLI refuses them without `-strict -2`).
     public func carries(_ codec: AVCodecID, muxer: String? = nil, compliance: Int32 = FF_COMPLIANCE_NORMAL) -> Bool {
         guard let format = av_guess_format(muxer ?? muxerName, nil, nil) else { return false }
+        let mp4Only = [AV_CODEC_ID_FLAC, AV_CODEC_ID_OPUS, AV_CODEC_ID_TRUEHD, AV_CODEC_ID_VP9, AV_CODEC_ID_AV1]
+        if self == .mov, mp4Only.contains(codec) { return false }
+        // libav's mpegts muxer keeps no codec list and writes anything else as private data, which no
+        // reader (libav included) decodes as the codec again.
+        if self == .ts { return Self.transportStreamCodecs.contains(codec) }
+        // Its flv muxer's table lists raw PCM, which it then writes only at the few rates FLV knows.
+        if self == .flv, avcodec_get_type(codec) == AVMEDIA_TYPE_AUDIO {
+            return Self.flashAudioCodecs.contains(codec)
+        }
+        let experimentalInMP4 = [AV_CODEC_ID_FLAC, AV_CODEC_ID_TRUEHD]
+        if self == .mp4 || self == .m4a, compliance > FF_COMPLIANCE_EXPERIMENTAL, experimentalInMP4.contains(codec) {
+            return false
+        }
         return avformat_query_codec(format, codec, compliance) != 0
     }
+
+    /// The codecs libav 5.1's mpegts muxer gives a stream type of their own.
+    private static let transportStreamCodecs = [
+        AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_MPEG1VIDEO, AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_MPEG4,
+        AV_CODEC_ID_VC1, AV_CODEC_ID_CAVS, AV_CODEC_ID_DIRAC, AV_CODEC_ID_AAC, AV_CODEC_ID_AAC_LATM, AV_CODEC_ID_MP2,
+        AV_CODEC_ID_MP3, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_DTS, AV_CODEC_ID_TRUEHD, AV_CODEC_ID_OPUS,
+        AV_CODEC_ID_S302M,
+    ]
+
+    /// The audio codecs FLV holds at any sample rate libav's flv muxer accepts for them.
+    private static let flashAudioCodecs = [
+        AV_CODEC_ID_AAC, AV_CODEC_ID_MP3, AV_CODEC_ID_SPEEX, AV_CODEC_ID_NELLYMOSER, AV_CODEC_ID_ADPCM_SWF,
+    ]
 
     /// The MIME type served for files of this format.
     public var contentType: String {
