@@ -18,12 +18,13 @@ import Testing
         let result = try submit(
             ["remux", input, "--server", server.baseURL, "--option", "format=mkv", "-o", scratch.file("out")])
         #expect(result.status == 0, "\(result.stderr)")
-        let path = scratch.file("out/output.mkv")
+        // The primary output is saved under the input's name, as the server names its download.
+        let path = scratch.file("out/h264_aac.mkv")
         #expect(result.text == path + "\n")
         #expect(try Oracle.format(path)["format_name"] as? String == "matroska,webm")
         // Stream copy: the decoded video frames are the input's.
         #expect(try Oracle.decodedHashes(path, streams: "0:v") == Oracle.decodedHashes(input, streams: "0:v"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("out")) == ["output.mkv"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("out")) == ["h264_aac.mkv"])
         // The file's name goes with it (`PUT /jobs/remux/<name>`), as with `curl -T file …/jobs/remux/`.
         let jobs = try #require(Curl.run(server.url("/jobs")).json["jobs"] as? [[String: Any]])
         #expect(jobs.first?["source_name"] as? String == URL(fileURLWithPath: input).lastPathComponent)
@@ -61,7 +62,7 @@ import Testing
             ])
         let result = try submit(["encode", noise, "--server", server.baseURL, "-o", scratch.file("out")])
         #expect(result.status == 0, "\(result.stderr)")
-        let output = scratch.file("out/output.m4a")
+        let output = scratch.file("out/noise.m4a")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int)
         #expect(size > 6_000_000)
         #expect(try Oracle.streams(output).first?["codec_name"] as? String == "aac")
@@ -112,7 +113,7 @@ import Testing
 
         let decoded = try submit(arguments, environment: token)
         #expect(decoded.status == 0, "\(decoded.stderr)")
-        #expect(try Oracle.streams(scratch.file("out/output.wav")).first?["codec_name"] as? String == "pcm_s16le")
+        #expect(try Oracle.streams(scratch.file("out/audio.wav")).first?["codec_name"] as? String == "pcm_s16le")
 
         let nobody = try ServerProcess()
         nobody.stop(SIGKILL)
@@ -159,7 +160,7 @@ import Testing
             "\(ServerProcess.binary) submit decode \(try Fixtures.adts()) --server \(server.baseURL) -o \(scratch.file("out"))"
         )
         #expect(submitted.status == 0, "\(submitted.stderr)")
-        #expect(FileManager.default.fileExists(atPath: scratch.file("out/output.wav")))
+        #expect(FileManager.default.fileExists(atPath: scratch.file("out/audio.wav")))
     }
 
     @Test func anIdempotencyKeyMakesARetryReuseTheJob() throws {
@@ -176,7 +177,7 @@ import Testing
         let jobs = try #require(Curl.run(server.url("/jobs")).json["jobs"] as? [Any])
         #expect(jobs.count == 1)
         #expect(
-            try Data(contentsOf: URL(fileURLWithPath: scratch.file("first/output.m4a")))
-                == Data(contentsOf: URL(fileURLWithPath: scratch.file("second/output.m4a"))))
+            try Data(contentsOf: URL(fileURLWithPath: scratch.file("first/tone.m4a")))
+                == Data(contentsOf: URL(fileURLWithPath: scratch.file("second/tone.m4a"))))
     }
 }

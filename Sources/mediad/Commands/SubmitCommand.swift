@@ -109,10 +109,18 @@ struct SubmitCommand: AsyncParsableCommand {
             guard Self.isPlainName(item.name) else {
                 throw JobClient.Failure(code: "invalid_response", message: "the server listed an unsafe output name")
             }
-            let path = URL(fileURLWithPath: output).appendingPathComponent(item.name).path
+            let path = URL(fileURLWithPath: output).appendingPathComponent(localName(of: item.name)).path
             try await client.download(item, to: path)
             print(path)
         }
+    }
+
+    /// The primary output (`output.mkv`) is saved under the input's name with the output's extension
+    /// (`talk.mov` → `talk.mkv`), as the server names its download; other outputs keep their own names.
+    private func localName(of outputName: String) -> String {
+        let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        guard outputName.hasPrefix("output."), !stem.isEmpty, !stem.hasPrefix(".") else { return outputName }
+        return stem + "." + URL(fileURLWithPath: outputName).pathExtension
     }
 
     /// A name that stays inside the output directory and is not hidden.
