@@ -14,8 +14,8 @@ public typealias JobInput = FileDigest
 
 /// A finished output: listed only once the file is complete under its final name.
 ///
-/// `contentType` keeps the camelCase key the API has always shown; every other key of a record is
-/// snake_case.
+/// Its keys are snake_case like the rest of a record (`content_type`, as openapi.yaml says); records
+/// written before that, with `contentType`, still load and are written back with `content_type`.
 public struct JobOutput: Codable, Sendable, Equatable {
     public var name: String
     public var size: Int64
@@ -37,6 +37,33 @@ public struct JobOutput: Codable, Sendable, Equatable {
         self.init(
             name: file.name, size: file.size, sha256: file.sha256, contentType: contentType,
             url: "/jobs/\(id)/outputs/\(file.name)")
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, size, sha256, url
+        case contentType = "content_type"
+        /// The key of records written before outputs were snake_case; read, never written.
+        case legacyContentType = "contentType"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        size = try container.decode(Int64.self, forKey: .size)
+        sha256 = try container.decode(String.self, forKey: .sha256)
+        contentType =
+            try container.decodeIfPresent(String.self, forKey: .contentType)
+            ?? container.decode(String.self, forKey: .legacyContentType)
+        url = try container.decode(String.self, forKey: .url)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(size, forKey: .size)
+        try container.encode(sha256, forKey: .sha256)
+        try container.encode(contentType, forKey: .contentType)
+        try container.encode(url, forKey: .url)
     }
 }
 
