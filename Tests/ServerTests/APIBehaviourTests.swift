@@ -71,6 +71,11 @@ import Testing
         #expect(cancelled.seconds < 1.5)
         #expect(cancelled.status == 200)
         #expect(cancelled.json["state"] as? String == "cancelled")
+        #expect(cancelled.json["progress"] as? Double ?? 0 >= progress, "a cancelled job keeps its progress")
+        let log = try Curl.run(server.url("/jobs/\(id)/log")).text
+        #expect(log.hasSuffix(" cancelled\n") && !log.contains("failed: cancelled"), "\(log.suffix(200))")
+        let output = try Curl.run(server.url("/jobs/\(id)/outputs/output.m4a"))
+        #expect(output.status == 409 && output.errorCode == "not_ready")
         let listing = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs/\(id)/outputs")
         #expect(listing.isEmpty)
         let deleted = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"])

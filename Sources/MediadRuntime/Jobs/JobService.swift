@@ -262,6 +262,8 @@ package actor JobService {
         case .success(let done):
             for warning in done.warnings { log.write("warning: \(warning)") }
             log.write("succeeded")
+        case .failure(let error as MediaError) where error.code == .cancelled:
+            log.write("cancelled")
         case .failure(let error):
             log.write("failed: \(error)")
         }
@@ -318,6 +320,8 @@ package actor JobService {
                 if replicas != nil { return await releaseLease(id) }
                 queue.insert(id, at: 0)
             case (.failure(let error as MediaError), _) where error.code == .cancelled:
+                // A cancelled job keeps the progress it had made (the stored record has none while it runs).
+                if let run = running[id] { records[id]?.progress = run.progress }
                 try await finish(
                     id, state: .cancelled, error: JobError(code: "cancelled", message: "cancelled by request"))
             case (.failure(let error as MediaError), _):
