@@ -6,9 +6,10 @@ import Testing
 @Suite struct RouterTests {
     static let router: Router<String> = {
         var router = Router<String>()
-        router.add(.POST, "/jobs/{kind}", "create")
-        router.add(.GET, "/jobs/{id}", "show")
-        router.add(.DELETE, "/jobs/{id}", "delete")
+        let kinds: Set = ["remux", "encode"]
+        router.add(Route(.POST, "/jobs/{kind}", values: ["kind": .only(kinds)]), "create")
+        router.add(Route(.GET, "/jobs/{id}", values: ["id": .except(kinds)]), "show")
+        router.add(Route(.DELETE, "/jobs/{id}", values: ["id": .except(kinds)]), "delete")
         router.add(.GET, "/jobs/{id}/outputs/{name}", "download")
         router.add(.GET, "/healthz", "health")
         return router
@@ -32,12 +33,26 @@ import Testing
         #expect(handler == "health")
     }
 
-    @Test func saysWhichMethodsAreAllowed() {
-        guard case .methodNotAllowed(let allowed) = Self.router.match(.PUT, path: "/jobs/abc") else {
+    /// `Allow` names the methods whose routes take the path's values: a job kind takes `POST`, anything
+    /// else in that place is a job id (`GET`, `DELETE`).
+    @Test(arguments: [
+        ("/jobs/abc", ["DELETE", "GET"]), ("/jobs/remux", ["POST"]), ("/healthz", ["GET"]),
+    ])
+    func saysWhichMethodsAreAllowed(path: String, methods: [String]) {
+        guard case .methodNotAllowed(let allowed) = Self.router.match(.PUT, path: path) else {
             Issue.record("expected 405")
             return
         }
-        #expect(allowed.map(\.rawValue).sorted() == ["DELETE", "GET", "POST"])
+        #expect(allowed.map(\.rawValue).sorted() == methods)
+    }
+
+    /// A value a route does not take still reaches the route's handler (which answers 404 itself).
+    @Test func routesValuesOutsideTheSetToTheHandler() {
+        guard case .found(let handler, let parameters) = Self.router.match(.POST, path: "/jobs/transcode") else {
+            Issue.record("no match")
+            return
+        }
+        #expect(handler == "create" && parameters == ["kind": "transcode"])
     }
 
     @Test func rejectsUnknownPaths() {

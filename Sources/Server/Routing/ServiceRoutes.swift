@@ -1,3 +1,4 @@
+import MediaJobs
 import MediadHTTP
 import NIOHTTP1
 
@@ -9,12 +10,13 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
 
     public var route: Route {
         switch self {
-        case .createJob: Route(.POST, "/jobs/{kind}")
+        case .createJob: Route(.POST, "/jobs/{kind}", values: ["kind": .only(Self.kinds)])
         // `curl -T file URL` uploads with PUT: the same as POST here.
-        case .createJobByPut: Route(.PUT, "/jobs/{kind}")
+        case .createJobByPut: Route(.PUT, "/jobs/{kind}", values: ["kind": .only(Self.kinds)])
         case .listJobs: Route(.GET, "/jobs")
-        case .showJob: Route(.GET, "/jobs/{id}")
-        case .deleteJob: Route(.DELETE, "/jobs/{id}")
+        // A job id is never a kind's name, so `Allow` for `/jobs/remux` names only the kind routes.
+        case .showJob: Route(.GET, "/jobs/{id}", values: ["id": .except(Self.kinds)])
+        case .deleteJob: Route(.DELETE, "/jobs/{id}", values: ["id": .except(Self.kinds)])
         case .downloadOutput: Route(.GET, "/jobs/{id}/outputs/{name}")
         case .downloadPrimaryOutput: Route(.GET, "/jobs/{id}/output")
         case .showLog: Route(.GET, "/jobs/{id}/log")
@@ -27,10 +29,13 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         }
     }
 
+    /// The catalog's job kinds, the values of `{kind}`.
+    private static let kinds = Set(JobCatalog.names)
+
     /// The router over all routes, each handled by its name.
     public static var router: Router<ServiceRoute> {
         var router = Router<ServiceRoute>()
-        for name in allCases { router.add(name.route.method, name.route.pattern, name) }
+        for name in allCases { router.add(name.route, name) }
         return router
     }
 }
