@@ -8,7 +8,10 @@ BENCH_APT_PACKAGES := nginx-light wrk
 ## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests), openssl (HMAC checks and
 ## the certificates of the https receivers).
 TEST_APT_PACKAGES := systemd binutils procps mount openssl
-PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml
+## schemathesis is pinned: a new release adds checks and generators, and `make test` must not start failing
+## on its own (4.32.5 runs on Python 3.9 and later, Debian 12's 3.11 included).
+SCHEMATHESIS_VERSION := 4.32.5
+PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml schemathesis==$(SCHEMATHESIS_VERSION)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: deps apt-install test-deps bench-deps build release test bench bench-smoke run clean format
@@ -32,12 +35,14 @@ apt-install:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-## Installs the Debian tools the tests call and the Python packages the OpenAPI spec test
-## (Tests/ServerTests/openapi_check.py) uses; where pip refuses to touch an "externally managed" Python
-## (Debian's own), they are installed for the user instead.
+## Installs the Debian tools the tests call and the Python packages of the OpenAPI tests (openapi_check.py
+## and response_check.py validate the spec and live responses, SchemathesisTests runs schemathesis against a
+## live server); where pip refuses to touch an "externally managed" Python (Debian's own), they are
+## installed for the user instead.
 test-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
-	@python3 -c 'import openapi_spec_validator, jsonschema, yaml' 2>/dev/null || { \
+	@python3 -c 'import openapi_spec_validator, jsonschema, yaml, importlib.metadata as m; \
+		assert m.version("schemathesis") == "$(SCHEMATHESIS_VERSION)"' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
 			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \
