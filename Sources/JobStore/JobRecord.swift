@@ -42,28 +42,22 @@ public struct JobOutput: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case name, size, sha256, url
         case contentType = "content_type"
-        /// The key of records written before outputs were snake_case; read, never written.
-        case legacyContentType = "contentType"
+    }
+
+    /// The key of records written before outputs were snake_case; read, never written.
+    private enum LegacyKeys: String, CodingKey {
+        case contentType
     }
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        size = try container.decode(Int64.self, forKey: .size)
-        sha256 = try container.decode(String.self, forKey: .sha256)
-        contentType =
-            try container.decodeIfPresent(String.self, forKey: .contentType)
-            ?? container.decode(String.self, forKey: .legacyContentType)
-        url = try container.decode(String.self, forKey: .url)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encode(size, forKey: .size)
-        try container.encode(sha256, forKey: .sha256)
-        try container.encode(contentType, forKey: .contentType)
-        try container.encode(url, forKey: .url)
+        let legacy = try decoder.container(keyedBy: LegacyKeys.self)
+        try self.init(
+            name: container.decode(String.self, forKey: .name), size: container.decode(Int64.self, forKey: .size),
+            sha256: container.decode(String.self, forKey: .sha256),
+            contentType: container.decodeIfPresent(String.self, forKey: .contentType)
+                ?? legacy.decode(String.self, forKey: .contentType),
+            url: container.decode(String.self, forKey: .url))
     }
 }
 
