@@ -1,33 +1,21 @@
 import NIOHTTP1
 
 /// One route: a method and a path pattern such as `/jobs/{id}/outputs/{name}`, with the values some
-/// parameters are limited to (`/jobs/{kind}`: the job kinds; `/jobs/{id}`: anything else).
+/// parameters take when not every value is one of the route's (`/jobs/{kind}`: the job kinds;
+/// `/jobs/{id}`: job ids).
 public struct Route: Sendable, CustomStringConvertible {
     public let method: HTTPMethod
     public let pattern: String
     package let segments: [Segment]
-    /// The values a parameter takes, for parameters not open to any value.
-    public let values: [String: Values]
-
-    /// The values of one parameter: only these, or any but these.
-    public enum Values: Sendable {
-        case only(Set<String>)
-        case except(Set<String>)
-
-        func contains(_ value: String) -> Bool {
-            switch self {
-            case .only(let set): set.contains(value)
-            case .except(let set): !set.contains(value)
-            }
-        }
-    }
+    /// For some parameters, whether a value is one this route serves.
+    public let values: [String: @Sendable (String) -> Bool]
 
     package enum Segment: Sendable, Equatable {
         case literal(String)
         case parameter(String)
     }
 
-    public init(_ method: HTTPMethod, _ pattern: String, values: [String: Values] = [:]) {
+    public init(_ method: HTTPMethod, _ pattern: String, values: [String: @Sendable (String) -> Bool] = [:]) {
         self.method = method
         self.pattern = pattern
         self.values = values
@@ -52,7 +40,7 @@ public struct Route: Sendable, CustomStringConvertible {
 
     /// Whether `parameters` are values this route serves (not only the shape of its pattern).
     package func serves(_ parameters: [String: String]) -> Bool {
-        values.allSatisfy { name, allowed in parameters[name].map { allowed.contains($0) } ?? false }
+        values.allSatisfy { name, takes in parameters[name].map(takes) ?? false }
     }
 
     public var description: String { "\(method.rawValue) \(pattern)" }

@@ -2,11 +2,11 @@ import NIOHTTP1
 
 /// Matches a request's method and path against a fixed table of routes.
 ///
-/// A path that matches no pattern is 404; one that matches patterns only under other methods is 405,
-/// with `Allow` listing the methods whose routes take the path's values (`Route.values`): `/jobs/abc`
-/// allows `GET` and `DELETE` (a job id), not `POST` (`abc` is no job kind), while `/jobs/remux` allows
-/// `POST` and `PUT`. A request whose method has a route of the path's shape still reaches that route's
-/// handler whatever the values, so that it answers a value it does not take with its own 404.
+/// A route whose pattern matches the path and whose `Route.values` take the path's values serves it. The
+/// request goes to the one of its method; when only routes of other methods serve the path, it is 405 with
+/// `Allow` listing them (`PUT /jobs/<job id>`: `GET, DELETE`; `GET /jobs/remux`: `POST, PUT`). A path no
+/// route serves goes to the route of the request's method that matches its shape, whose handler answers
+/// the value with its own 404 (`POST /jobs/transcode`: no such kind), and is 404 without one.
 public struct Router<Handler: Sendable>: Sendable {
     public private(set) var routes: [(route: Route, handler: Handler)] = []
 
@@ -34,13 +34,18 @@ public struct Router<Handler: Sendable>: Sendable {
         segments.removeFirst()
         let normalized = segments == [""] ? [] : Array(segments)
         var allowed: [HTTPMethod] = []
+        var sameShape: (handler: Handler, parameters: [String: String])?
         for (route, handler) in routes {
             guard let parameters = route.match(normalized) else { continue }
-            if route.method == method || (method == .HEAD && route.method == .GET) {
-                return .found(handler, parameters: parameters)
+            let sameMethod = route.method == method || (method == .HEAD && route.method == .GET)
+            if route.serves(parameters) {
+                if sameMethod { return .found(handler, parameters: parameters) }
+                allowed.append(route.method)
+            } else if sameMethod && sameShape == nil {
+                sameShape = (handler, parameters)
             }
-            if route.serves(parameters) { allowed.append(route.method) }
         }
-        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+        if !allowed.isEmpty { return .methodNotAllowed(allowed: allowed) }
+        return sameShape.map { .found($0.handler, parameters: $0.parameters) } ?? .notFound
     }
 }

@@ -7,9 +7,9 @@ import Testing
     static let router: Router<String> = {
         var router = Router<String>()
         let kinds: Set = ["remux", "encode"]
-        router.add(Route(.POST, "/jobs/{kind}", values: ["kind": .only(kinds)]), "create")
-        router.add(Route(.GET, "/jobs/{id}", values: ["id": .except(kinds)]), "show")
-        router.add(Route(.DELETE, "/jobs/{id}", values: ["id": .except(kinds)]), "delete")
+        router.add(Route(.POST, "/jobs/{kind}", values: ["kind": kinds.contains]), "create")
+        router.add(Route(.GET, "/jobs/{id}", values: ["id": { $0.count == 3 }]), "show")
+        router.add(Route(.DELETE, "/jobs/{id}", values: ["id": { $0.count == 3 }]), "delete")
         router.add(.GET, "/jobs/{id}/outputs/{name}", "download")
         router.add(.GET, "/healthz", "health")
         return router
@@ -33,8 +33,8 @@ import Testing
         #expect(handler == "health")
     }
 
-    /// `Allow` names the methods whose routes take the path's values: a job kind takes `POST`, anything
-    /// else in that place is a job id (`GET`, `DELETE`).
+    /// `Allow` names the methods whose routes take the path's values: a job kind takes `POST`, a job id
+    /// (here three characters) `GET` and `DELETE`.
     @Test(arguments: [
         ("/jobs/abc", ["DELETE", "GET"]), ("/jobs/remux", ["POST"]), ("/healthz", ["GET"]),
     ])
@@ -46,13 +46,18 @@ import Testing
         #expect(allowed.map(\.rawValue).sorted() == methods)
     }
 
-    /// A value a route does not take still reaches the route's handler (which answers 404 itself).
-    @Test func routesValuesOutsideTheSetToTheHandler() {
+    /// A value no route takes reaches the route of the request's method with the path's shape (whose
+    /// handler answers 404 itself); without one it is 404.
+    @Test func routesValuesNoRouteTakesToTheHandler() {
         guard case .found(let handler, let parameters) = Self.router.match(.POST, path: "/jobs/transcode") else {
             Issue.record("no match")
             return
         }
         #expect(handler == "create" && parameters == ["kind": "transcode"])
+        guard case .notFound = Self.router.match(.PUT, path: "/jobs/transcode") else {
+            Issue.record("PUT /jobs/transcode matched")
+            return
+        }
     }
 
     @Test func rejectsUnknownPaths() {

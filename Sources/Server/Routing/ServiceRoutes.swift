@@ -1,3 +1,4 @@
+import JobStore
 import MediaJobs
 import MediadHTTP
 import NIOHTTP1
@@ -10,13 +11,13 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
 
     public var route: Route {
         switch self {
-        case .createJob: Route(.POST, "/jobs/{kind}", values: ["kind": .only(Self.kinds)])
+        case .createJob: Route(.POST, "/jobs/{kind}", values: Self.kind)
         // `curl -T file URL` uploads with PUT: the same as POST here.
-        case .createJobByPut: Route(.PUT, "/jobs/{kind}", values: ["kind": .only(Self.kinds)])
+        case .createJobByPut: Route(.PUT, "/jobs/{kind}", values: Self.kind)
         case .listJobs: Route(.GET, "/jobs")
-        // A job id is never a kind's name, so `Allow` for `/jobs/remux` names only the kind routes.
-        case .showJob: Route(.GET, "/jobs/{id}", values: ["id": .except(Self.kinds)])
-        case .deleteJob: Route(.DELETE, "/jobs/{id}", values: ["id": .except(Self.kinds)])
+        // `/jobs/{kind}` and `/jobs/{id}` have one shape: the values tell them apart for `Allow`.
+        case .showJob: Route(.GET, "/jobs/{id}", values: Self.id)
+        case .deleteJob: Route(.DELETE, "/jobs/{id}", values: Self.id)
         case .downloadOutput: Route(.GET, "/jobs/{id}/outputs/{name}")
         case .downloadPrimaryOutput: Route(.GET, "/jobs/{id}/output")
         case .showLog: Route(.GET, "/jobs/{id}/log")
@@ -29,8 +30,9 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         }
     }
 
-    /// The catalog's job kinds, the values of `{kind}`.
-    private static let kinds = Set(JobCatalog.names)
+    /// `{kind}` takes the catalog's job kinds, `{id}` what has the shape of a job id.
+    private static let kind: [String: @Sendable (String) -> Bool] = ["kind": Set(JobCatalog.names).contains]
+    private static let id: [String: @Sendable (String) -> Bool] = ["id": JobStore.isValidID]
 
     /// The router over all routes, each handled by its name.
     public static var router: Router<ServiceRoute> {
