@@ -6,7 +6,8 @@ import Testing
 /// on loopback: generated requests, valid and invalid, and the responses judged against openapi.yaml.
 /// It must find nothing.
 @Suite struct SchemathesisTests {
-    /// The settings kept in a file: the statuses that count as refusing a request.
+    /// The settings kept in a file: the statuses that count as refusing a request, and the job the
+    /// operations on one job use (`MEDIAD_JOB_ID`).
     static let configuration = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("schemathesis.toml")
 
@@ -36,10 +37,14 @@ import Testing
         let scratch = try Scratch("schemathesis")
         let server = try ServerProcess()
         let report = scratch.file("junit.xml")
+        let job = try Curl.run(server.url("/jobs/remux?format=mkv&wait=60"), ["-T", try Fixtures.h264AacMP4()])
+        let id = try #require(job.json["id"] as? String)
+        #expect(job.json["state"] as? String == "succeeded")
         // Run in the scratch directory: schemathesis keeps a cache of failures to replay in its working one.
         let run = try Command.run(
             "env",
-            ["-C", scratch.path, "timeout", "540", "python3"] + Self.arguments(url: server.baseURL, report: report),
+            ["-C", scratch.path, "MEDIAD_JOB_ID=\(id)", "timeout", "540", "python3"]
+                + Self.arguments(url: server.baseURL, report: report),
             allowFailure: true)
         #expect(run.status == 0, "schemathesis exited \(run.status):\n\(run.text.suffix(12_000))\n\(run.stderr)")
         server.stop()
