@@ -11,9 +11,15 @@ NGINX := $(CURDIR)/$(NGINX_ROOT)/usr/sbin/nginx
 ## What the tests call besides the oracle: systemd-analyze (the unit file check), readelf/ldd (the
 ## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests), openssl (HMAC checks and
 ## the certificates of the https receivers).
-TEST_APT_PACKAGES := systemd binutils procps mount openssl
-## httplint (the engine of REDbot) lints live responses in HTTPLintTests; pinned, as its checks change.
-PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml httplint==2026.10.4
+TEST_APT_PACKAGES := systemd binutils procps mount openssl python3-pip
+## The Python packages of the API tests. httplint (the engine of REDbot) lints live responses in
+## HTTPLintTests; schemathesis runs against a live server in SchemathesisTests. Both are pinned: a new release
+## adds checks and generators, and `make test` must not start failing on its own (both run on Debian 12's
+## Python 3.11).
+HTTPLINT_VERSION := 2026.10.4
+SCHEMATHESIS_VERSION := 4.32.5
+PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml httplint==$(HTTPLINT_VERSION) \
+	schemathesis==$(SCHEMATHESIS_VERSION)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -45,12 +51,15 @@ apt-install:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-## Installs the Debian tools the tests call and the Python packages the OpenAPI spec test
-## (Tests/ServerTests/openapi_check.py) and the HTTP lint test (http_lint.py) use; where pip refuses to touch an "externally managed" Python
-## (Debian's own), they are installed for the user instead.
+## Installs the Debian tools the tests call and the Python packages of the API tests (openapi_check.py and
+## response_check.py validate the spec and live responses, http_lint.py lints live responses,
+## SchemathesisTests runs schemathesis against a live server); where pip refuses to touch an "externally
+## managed" Python (Debian's own), they are installed for the user instead.
 test-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
-	@python3 -c 'import openapi_spec_validator, jsonschema, yaml, importlib.metadata as m; assert m.version("httplint") == "2026.10.4"' 2>/dev/null || { \
+	@python3 -c 'import openapi_spec_validator, jsonschema, yaml, importlib.metadata as m; \
+		assert m.version("schemathesis") == "$(SCHEMATHESIS_VERSION)"; \
+		assert m.version("httplint") == "$(HTTPLINT_VERSION)"' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
 			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \

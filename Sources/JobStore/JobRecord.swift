@@ -14,8 +14,8 @@ public typealias JobInput = FileDigest
 
 /// A finished output: listed only once the file is complete under its final name.
 ///
-/// `contentType` keeps the camelCase key the API has always shown; every other key of a record is
-/// snake_case.
+/// Its keys are snake_case like the rest of a record (`content_type`, as openapi.yaml says); records
+/// written before that, with `contentType`, still load and are written back with `content_type`.
 public struct JobOutput: Codable, Sendable, Equatable {
     public var name: String
     public var size: Int64
@@ -37,6 +37,27 @@ public struct JobOutput: Codable, Sendable, Equatable {
         self.init(
             name: file.name, size: file.size, sha256: file.sha256, contentType: contentType,
             url: "/jobs/\(id)/outputs/\(file.name)")
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, size, sha256, url
+        case contentType = "content_type"
+    }
+
+    /// The key of records written before outputs were snake_case; read, never written.
+    private enum LegacyKeys: String, CodingKey {
+        case contentType
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let legacy = try decoder.container(keyedBy: LegacyKeys.self)
+        try self.init(
+            name: container.decode(String.self, forKey: .name), size: container.decode(Int64.self, forKey: .size),
+            sha256: container.decode(String.self, forKey: .sha256),
+            contentType: container.decodeIfPresent(String.self, forKey: .contentType)
+                ?? legacy.decode(String.self, forKey: .contentType),
+            url: container.decode(String.self, forKey: .url))
     }
 }
 

@@ -6,7 +6,8 @@ import Foundation
 /// id is already stored), `invalid_id`, `invalid_file_name` (a client
 /// sent something the store cannot accept), `corrupt_record` (a `job.json` that does not decode),
 /// `insufficient_storage` (the disk is full or below the `DiskWatermark`), `lease_lost` (in a shared store,
-/// another replica took over the job this one was about to save).
+/// another replica took over the job this one was about to save), `store_in_use` (another server holds the
+/// data directory's `StoreLock`).
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: String
     public var message: String

@@ -5,10 +5,12 @@ import NIOHTTP1
 /// parser's limit, 400 for everything else malformed — including `Content-Length` together with
 /// `Transfer-Encoding` or two different lengths (request smuggling attempts).
 ///
-/// A request answers once: when the parser fails inside a body that already has its response (a 413
-/// sent from the head, then a malformed chunk), or while one is being written, nothing more is sent;
-/// and once this handler has answered, the response `Connection` may still write for the same request
-/// (its body read failed) is dropped.
+/// Only a failure outside any request is answered (and logged) here. One inside a request whose head
+/// has been parsed — a malformed chunk, or the client closing in the middle of the body — belongs to that
+/// request: `Connection` reads it as the failure of the body, answers (unless it already has, e.g. a 404
+/// or 413 decided from the head) and logs the request once, under its own method and route; this handler
+/// then neither answers nor logs a second, phantom request. Once this handler has answered, whatever else
+/// is written on the connection is dropped.
 package final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
     package typealias InboundIn = HTTPServerRequestPart
     package typealias InboundOut = HTTPServerRequestPart
@@ -19,8 +21,6 @@ package final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChann
     private var responseInProgress = false
     /// Between a request head and its end.
     private var requestOpen = false
-    /// The open request has had a response (or the start of one).
-    private var requestAnswered = false
     /// This handler sent the connection's last response.
     private var answeredError = false
 
@@ -33,7 +33,7 @@ package final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChann
             context.fireErrorCaught(error)
             return
         }
-        if !responseInProgress && !(requestOpen && requestAnswered) && !answeredError {
+        if !responseInProgress && !requestOpen && !answeredError {
             answeredError = true
             let (status, code, message): (HTTPResponseStatus, String, String) =
                 switch parserError {
@@ -67,9 +67,7 @@ package final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChann
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
-            requestOpen = true
-            requestAnswered = false
+        case .head: requestOpen = true
         case .end: requestOpen = false
         case .body: break
         }
@@ -84,7 +82,6 @@ package final class ProtocolErrorResponder: ChannelDuplexHandler, RemovableChann
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.code >= 200:
             responseInProgress = true
-            requestAnswered = true
         case .end: responseInProgress = false
         default: break
         }

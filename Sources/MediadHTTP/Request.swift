@@ -68,6 +68,8 @@ package final class RequestBody {
     package private(set) var finished: Bool
     /// Bytes received so far.
     package private(set) var received: Int64 = 0
+    /// Why the body cannot be read, once the parser failed inside it; every later read throws it again.
+    private var failure: ServiceError?
     /// Runs once before the body is first read: sends `100 Continue` when the client asked for it, so
     /// a request refused from its head alone (413, 404, bad options) never has its body sent.
     package var beforeFirstRead: (() async throws -> Void)?
@@ -79,12 +81,21 @@ package final class RequestBody {
 
     /// The next chunk of the body, or nil at its end.
     package func next() async throws -> ByteBuffer? {
+        if let failure { throw failure }
         guard !finished else { return nil }
         if let prepare = beforeFirstRead {
             beforeFirstRead = nil
             try await prepare()
         }
-        switch try await source.next() {
+        let part: HTTPServerRequestPart?
+        do {
+            part = try await source.next()
+        } catch let error as HTTPParserError {
+            // The request's own failure (a malformed chunk, a body cut short): a 400 for this request.
+            failure = ServiceError.invalidRequest("the request body is not valid HTTP/1.1 (\(error))")
+            throw failure!
+        }
+        switch part {
         case .body(let chunk):
             received += Int64(chunk.readableBytes)
             return chunk

@@ -2,15 +2,23 @@ import NIOHTTP1
 
 /// Matches a request's method and path against a fixed table of routes.
 ///
-/// A path that matches no pattern is 404; one that matches patterns only under other methods is 405,
-/// with `Allow` listing them, `HEAD` with `GET` (RFC 9110 §9.3.2: every `GET` route answers `HEAD`).
+/// A route whose pattern matches the path and whose `Route.values` take the path's values serves it. The
+/// request goes to the one of its method (`HEAD` to `GET`'s, RFC 9110 §9.3.2); when only routes of other
+/// methods serve the path, it is 405 with `Allow` listing them, `HEAD` beside `GET` (`PUT /jobs/<job id>`:
+/// `GET, HEAD, DELETE`; `GET /jobs/remux`: `POST, PUT`). A path no route serves goes to the route of the
+/// request's method that matches its shape, whose handler answers the value with its own 404
+/// (`POST /jobs/transcode`: no such kind), and is 404 without one.
 public struct Router<Handler: Sendable>: Sendable {
     public private(set) var routes: [(route: Route, handler: Handler)] = []
 
     public init() {}
 
+    public mutating func add(_ route: Route, _ handler: Handler) {
+        routes.append((route, handler))
+    }
+
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: Handler) {
-        routes.append((Route(method, pattern), handler))
+        add(Route(method, pattern), handler)
     }
 
     /// The outcome of routing one request.
@@ -27,14 +35,19 @@ public struct Router<Handler: Sendable>: Sendable {
         segments.removeFirst()
         let normalized = segments == [""] ? [] : Array(segments)
         var allowed: [HTTPMethod] = []
+        var sameShape: (handler: Handler, parameters: [String: String])?
         for (route, handler) in routes {
             guard let parameters = route.match(normalized) else { continue }
-            if route.method == method || (method == .HEAD && route.method == .GET) {
-                return .found(handler, parameters: parameters)
+            let sameMethod = route.method == method || (method == .HEAD && route.method == .GET)
+            if route.serves(parameters) {
+                if sameMethod { return .found(handler, parameters: parameters) }
+                allowed.append(route.method)
+                if route.method == .GET { allowed.append(.HEAD) }
+            } else if sameMethod && sameShape == nil {
+                sameShape = (handler, parameters)
             }
-            allowed.append(route.method)
-            if route.method == .GET { allowed.append(.HEAD) }
         }
-        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+        if !allowed.isEmpty { return .methodNotAllowed(allowed: allowed) }
+        return sameShape.map { .found($0.handler, parameters: $0.parameters) } ?? .notFound
     }
 }

@@ -13,7 +13,9 @@ public enum MediadServer {
     /// Runs until SIGTERM or SIGINT, then shuts down in order — the reverse of the group's list: stop
     /// accepting connections; stop sweeping and delivering (deliveries resume at the next start); let
     /// running jobs finish for the grace period and requeue the rest; close the connections still open —
-    /// and returns. `listening` receives the bound port once signals are trapped.
+    /// and returns. `listening` receives the bound port once signals are trapped. The data directory's
+    /// `StoreLock` is held from the start to the return: a second server on it that would run the same
+    /// jobs does not start.
     public static func run(_ configuration: ServerConfiguration, listening: @escaping @Sendable (Int) -> Void)
         async throws
     {
@@ -21,6 +23,7 @@ public enum MediadServer {
         ServiceMetrics.bootstrap()
         let logger = Logger(label: "mediad")
         let store = try JobStore(root: configuration.dataDirectory, minimumFreeBytes: configuration.minFreeDisk)
+        let lock = try StoreLock(root: store.root, shared: configuration.replicas != nil)
         let threadPool = NIOThreadPool.singleton
         JobLog.install(
             verbose: ProcessInfo.processInfo.environment["MEDIAD_LOG"] == "verbose",
@@ -59,6 +62,7 @@ public enum MediadServer {
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("stopped")
+        withExtendedLifetime(lock) {}
     }
     /// The HTTP server listening on the configured address; an address in use is a configuration error that
     /// says which setting changes it.

@@ -4,7 +4,8 @@ import MediaJobs
 import Testing
 
 /// Records as the version before typed records wrote them (options and result through an untyped JSON
-/// value, results with snake_case keys) load, and encode back to the same bytes.
+/// value, results with snake_case keys; outputs here with today's `content_type`) load, and encode back to
+/// the same bytes.
 @Suite struct LegacyRecordTests {
     static let head =
         #"{"attempts":1,"created_at":"2026-11-18T11:06:40.000Z","error":null,"finished_at":"2026-11-18T11:06:42.500Z","id":"AAAAAAAAAAAAAAAAAAAAAA","#
@@ -13,7 +14,7 @@ import Testing
 
     static let records = [
         head + input + #""kind":"remux","options":{"end":20,"faststart":false,"format":"mkv","fragmented":false,"#
-            + #""start":10,"tracks":"all"},"outputs":[{"contentType":"video/x-matroska","name":"output.mkv","#
+            + #""start":10,"tracks":"all"},"outputs":[{"content_type":"video/x-matroska","name":"output.mkv","#
             + #""sha256":"cd","size":5,"url":"/jobs/AAAAAAAAAAAAAAAAAAAAAA/outputs/output.mkv"}],"progress":1,"#
             + #""result":{"cut_end":20.02,"cut_start":9.5,"muxer":"matroska","outputs":["output.mkv"],"#
             + #""tracks":[{"codec":"aac","input_index":1,"kind":"audio","output_index":0,"packets":431}],"#
@@ -41,6 +42,17 @@ import Testing
         let record = try JobJSON.decoder().decode(JobRecord.self, from: Data(json.utf8))
         #expect(record.result?.kind == record.kind)
         #expect(String(decoding: try JobJSON.encoder().encode(record), as: UTF8.self) == json)
+    }
+
+    /// Outputs written before they were snake_case (`contentType`) load and are written back with
+    /// `content_type`, the key openapi.yaml gives.
+    @Test func readsTheCamelCaseContentTypeOfOlderRecords() throws {
+        let current = Self.records[0]
+        let legacy = current.replacingOccurrences(of: #""content_type":"#, with: #""contentType":"#)
+        #expect(legacy != current)
+        let record = try JobJSON.decoder().decode(JobRecord.self, from: Data(legacy.utf8))
+        #expect(record.outputs.first?.contentType == "video/x-matroska")
+        #expect(String(decoding: try JobJSON.encoder().encode(record), as: UTF8.self) == current)
     }
 
     /// A record whose options no longer pass the kind's checks (edited by hand) does not load.

@@ -71,6 +71,11 @@ import Testing
         #expect(cancelled.seconds < 1.5)
         #expect(cancelled.status == 200)
         #expect(cancelled.json["state"] as? String == "cancelled")
+        #expect(cancelled.json["progress"] as? Double ?? 0 >= progress, "a cancelled job keeps its progress")
+        let log = try Curl.run(server.url("/jobs/\(id)/log")).text
+        #expect(log.hasSuffix(" cancelled\n") && !log.contains("failed: cancelled"), "\(log.suffix(200))")
+        let output = try Curl.run(server.url("/jobs/\(id)/outputs/output.m4a"))
+        #expect(output.status == 409 && output.errorCode == "not_ready")
         let listing = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs/\(id)/outputs")
         #expect(listing.isEmpty)
         let deleted = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"])
@@ -117,11 +122,14 @@ import Testing
         #expect(method.status == 405)
         #expect(method.errorCode == "method_not_allowed")
         #expect(method.headers["allow"] == "GET, HEAD")
-        let patch = try Curl.run(server.url("/jobs/remux"), ["-X", "PATCH"])
-        #expect(
-            patch.headers["allow"].map { Set($0.components(separatedBy: ", ")) } == [
-                "POST", "PUT", "GET", "HEAD", "DELETE",
-            ])
+        // `Allow` lists what openapi.yaml documents for the path (and `HEAD` wherever `GET` is served): a kind
+        // is created, a job id read or deleted.
+        for (path, allowed) in [
+            ("/jobs/remux", ["POST", "PUT"]), ("/jobs/AAAAAAAAAAAAAAAAAAAAAA", ["GET", "HEAD", "DELETE"]),
+        ] {
+            let patch = try Curl.run(server.url(path), ["-X", "PATCH"])
+            #expect(patch.headers["allow"].map { Set($0.components(separatedBy: ", ")) } == Set(allowed), "\(path)")
+        }
         let badOption = try Curl.run(server.url("/jobs/remux?format=avi"), ["-T", input])
         #expect(badOption.status == 400)
         #expect(badOption.errorCode == "invalid_option")

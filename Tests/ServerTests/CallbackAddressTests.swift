@@ -1,3 +1,4 @@
+import MediaCore
 import NIOCore
 import Testing
 
@@ -62,5 +63,16 @@ import Testing
         ] {
             #expect(throws: HTTPURL.ParseError.self, "\(bad)") { try HTTPURL(bad) }
         }
+    }
+
+    /// A `callback_url` is at most 2048 characters, openapi.yaml's `maxLength`.
+    @Test func callbackURLsPastTheirMaximumLengthAreRefused() throws {
+        var settings = WebhookSettings()
+        settings.secret = "secret"
+        settings.allowedHosts = [try HostPattern("hooks.example.com")]
+        let base = "https://hooks.example.com/"
+        let longest = base + String(repeating: "a", count: WebhookSettings.maxURLLength - base.count)
+        #expect(try settings.check(longest).host == "hooks.example.com")
+        #expect(throws: MediaError.self) { try settings.check(longest + "a") }
     }
 }

@@ -67,6 +67,27 @@ import Testing
 
     /// Option values too large for an integer used to trap the server while it validated the query:
     /// one request stopped the service. They are `invalid_option` like any value out of range.
+    /// A part header name with a byte outside ASCII (schemathesis found it) once trapped in the multipart
+    /// parser and took the server down; it is a 400, split across chunks or not, and a non-ASCII file name
+    /// in a header value is still fine.
+    @Test func nonASCIIPartHeaderNamesAreRefusedAndTheServerCarriesOn() throws {
+        for path in ["/probe", "/jobs/remux"] {
+            for body in [
+                "--b\r\n\u{DC}--b--\r\n",
+                "--b\r\nContent-Disposition: form-data; name=\"file\"\r\nX-\u{E9}: 1\r\n\r\nx\r\n--b--\r\n",
+            ] {
+                let reply = try Curl.run(
+                    server.url(path),
+                    ["-H", "Content-Type: multipart/form-data; boundary=b", "--data-binary", body])
+                #expect(reply.status == 400 && reply.errorCode == "invalid_request", "\(path): \(reply.text)")
+            }
+        }
+        let named = try Curl.run(
+            server.url("/probe"), ["-F", "file=@\(try Fixtures.h264AacMP4());filename=t\u{E4}lk.mp4"])
+        #expect(named.status == 200, "\(named.text)")
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
+    }
+
     @Test func hugeOptionValuesAreRefusedAndTheServerCarriesOn() throws {
         let attempts = [
             ("/jobs/encode?bitrate=1e300", try Fixtures.wav()), ("/jobs/mux?fps=1e300", try Fixtures.adts()),

@@ -6,9 +6,10 @@ import Testing
 @Suite struct RouterTests {
     static let router: Router<String> = {
         var router = Router<String>()
-        router.add(.POST, "/jobs/{kind}", "create")
-        router.add(.GET, "/jobs/{id}", "show")
-        router.add(.DELETE, "/jobs/{id}", "delete")
+        let kinds: Set = ["remux", "encode"]
+        router.add(Route(.POST, "/jobs/{kind}", values: ["kind": kinds.contains]), "create")
+        router.add(Route(.GET, "/jobs/{id}", values: ["id": { $0.count == 3 }]), "show")
+        router.add(Route(.DELETE, "/jobs/{id}", values: ["id": { $0.count == 3 }]), "delete")
         router.add(.GET, "/jobs/{id}/outputs/{name}", "download")
         router.add(.GET, "/healthz", "health")
         return router
@@ -32,12 +33,31 @@ import Testing
         #expect(handler == "health")
     }
 
-    @Test func saysWhichMethodsAreAllowed() {
-        guard case .methodNotAllowed(let allowed) = Self.router.match(.PUT, path: "/jobs/abc") else {
+    /// `Allow` names the methods whose routes take the path's values, `HEAD` beside `GET`: a job kind takes
+    /// `POST`, a job id (here three characters) `GET` and `DELETE`.
+    @Test(arguments: [
+        ("/jobs/abc", ["DELETE", "GET", "HEAD"]), ("/jobs/remux", ["POST"]), ("/healthz", ["GET", "HEAD"]),
+    ])
+    func saysWhichMethodsAreAllowed(path: String, methods: [String]) {
+        guard case .methodNotAllowed(let allowed) = Self.router.match(.PUT, path: path) else {
             Issue.record("expected 405")
             return
         }
-        #expect(allowed.map(\.rawValue).sorted() == ["DELETE", "GET", "HEAD", "POST"])
+        #expect(allowed.map(\.rawValue).sorted() == methods)
+    }
+
+    /// A value no route takes reaches the route of the request's method with the path's shape (whose
+    /// handler answers 404 itself); without one it is 404.
+    @Test func routesValuesNoRouteTakesToTheHandler() {
+        guard case .found(let handler, let parameters) = Self.router.match(.POST, path: "/jobs/transcode") else {
+            Issue.record("no match")
+            return
+        }
+        #expect(handler == "create" && parameters == ["kind": "transcode"])
+        guard case .notFound = Self.router.match(.PUT, path: "/jobs/transcode") else {
+            Issue.record("PUT /jobs/transcode matched")
+            return
+        }
     }
 
     @Test func rejectsUnknownPaths() {

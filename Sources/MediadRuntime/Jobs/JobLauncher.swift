@@ -1,4 +1,5 @@
 import JobStore
+import MediaCore
 import MediaJobs
 
 /// Runs one job to its end on a thread of its own — a worker process to supervise, or with `--isolation
@@ -31,6 +32,8 @@ struct JobLauncher: Sendable {
         case .success(let done):
             for warning in done.warnings { log.write("warning: \(warning)") }
             log.write("succeeded")
+        case .failure(let error as MediaError) where error.code == .cancelled:
+            log.write("cancelled")
         case .failure(let error):
             log.write("failed: \(error)")
         }

@@ -70,6 +70,8 @@ final class JobRunner {
                 try await jobs.save(record)
                 await jobs.scheduler.requeue(id, jobs)
             case .cancelled:
+                // A cancelled job keeps the progress it had made (the stored record has none while it runs).
+                if let run = running[id] { jobs.records[id]?.progress = run.progress }
                 try await jobs.cancel(id)
             case .failed(let error):
                 try await jobs.finish(id, state: .failed, error: error)

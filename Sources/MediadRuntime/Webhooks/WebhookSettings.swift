@@ -21,10 +21,13 @@ public struct WebhookSettings: Sendable {
     /// system's alone.
     public var tls: ClientTLS? = nil
 
+    /// The longest `callback_url`, as openapi.yaml's `maxLength` says.
+    package static let maxURLLength = 2048
+
     public init() {}
 
     /// Checks a job's `callback_url` at submit time: `invalid_option` (400) unless callbacks are on, the URL
-    /// is `http` or `https` and its host is allowed.
+    /// is `http` or `https`, at most `maxURLLength` characters, and its host is allowed.
     package func check(_ text: String) throws -> HTTPURL {
         guard let secret, !secret.isEmpty else {
             throw MediaError(
@@ -34,6 +37,9 @@ public struct WebhookSettings: Sendable {
         guard !allowedHosts.isEmpty else {
             throw MediaError(
                 .invalidOption, "callback_url is not available: this server allows no callback hosts (--webhook-allow)")
+        }
+        guard text.count <= Self.maxURLLength else {
+            throw MediaError(.invalidOption, "callback_url is over \(Self.maxURLLength) characters")
         }
         let url: HTTPURL
         do {

@@ -12,12 +12,8 @@ extension MediaService {
     func download(_ request: Request, name: String?) async throws -> Response {
         let record = try await job(request)
         guard record.state == .succeeded else {
-            if name == nil {
-                throw ServiceError(
-                    .conflict, "not_ready",
-                    "job \(record.id) is \(record.state.rawValue); outputs exist once it succeeded")
-            }
-            throw ServiceError.notFound("job \(record.id) has no output \(name ?? "")")
+            throw ServiceError(
+                .conflict, "not_ready", "job \(record.id) is \(record.state.rawValue); outputs exist once it succeeded")
         }
         guard let output = name.map({ wanted in record.outputs.first { $0.name == wanted } }) ?? record.outputs.first
         else {

@@ -1,3 +1,5 @@
+import JobStore
+import MediaJobs
 import MediadHTTP
 import NIOHTTP1
 
@@ -10,14 +12,15 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
 
     public var route: Route {
         switch self {
-        case .createJob: Route(.POST, "/jobs/{kind}")
+        case .createJob: Route(.POST, "/jobs/{kind}", values: Self.kind)
         // `curl -T file URL` uploads with PUT: the same as POST here.
-        case .createJobByPut: Route(.PUT, "/jobs/{kind}")
+        case .createJobByPut: Route(.PUT, "/jobs/{kind}", values: Self.kind)
         // `curl -T talk.mp4 URL/` appends the file's name to a URL ending in `/`: it names the upload.
-        case .createNamedJob: Route(.PUT, "/jobs/{kind}/{filename}")
+        case .createNamedJob: Route(.PUT, "/jobs/{kind}/{filename}", values: Self.kind)
         case .listJobs: Route(.GET, "/jobs")
-        case .showJob: Route(.GET, "/jobs/{id}")
-        case .deleteJob: Route(.DELETE, "/jobs/{id}")
+        // `/jobs/{kind}` and `/jobs/{id}` have one shape: the values tell them apart for `Allow`.
+        case .showJob: Route(.GET, "/jobs/{id}", values: Self.id)
+        case .deleteJob: Route(.DELETE, "/jobs/{id}", values: Self.id)
         case .downloadOutput: Route(.GET, "/jobs/{id}/outputs/{name}")
         case .downloadPrimaryOutput: Route(.GET, "/jobs/{id}/output")
         case .showLog: Route(.GET, "/jobs/{id}/log")
@@ -43,10 +46,14 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         }
     }
 
+    /// `{kind}` takes the catalog's job kinds, `{id}` what has the shape of a job id.
+    private static let kind: [String: @Sendable (String) -> Bool] = ["kind": Set(JobCatalog.names).contains]
+    private static let id: [String: @Sendable (String) -> Bool] = ["id": JobStore.isValidID]
+
     /// The router over all routes, each handled by its name.
     public static var router: Router<ServiceRoute> {
         var router = Router<ServiceRoute>()
-        for name in allCases { router.add(name.route.method, name.route.pattern, name) }
+        for name in allCases { router.add(name.route, name) }
         return router
     }
 }

@@ -27,6 +27,7 @@ final class MultipartForm {
     }
 
     private let parser: MultipartParser
+    private var screen: PartHeaderNameScreen
     private let fileParts: [String]
     private let store: JobStore
     private let threadPool: NIOThreadPool
@@ -44,6 +45,7 @@ final class MultipartForm {
 
     init(boundary: String, fileParts: [String], store: JobStore, threadPool: NIOThreadPool) {
         parser = MultipartParser(boundary: boundary)
+        screen = PartHeaderNameScreen(boundary: boundary)
         self.fileParts = fileParts
         self.store = store
         self.threadPool = threadPool
@@ -55,6 +57,7 @@ final class MultipartForm {
     func consume(_ chunk: ByteBuffer) async throws {
         var chunk = chunk
         while let slice = chunk.readSlice(length: min(chunk.readableBytes, Self.sliceBytes)), slice.readableBytes > 0 {
+            try screen.check(slice)
             do {
                 try parser.execute(slice)
             } catch {

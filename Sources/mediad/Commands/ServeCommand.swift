@@ -33,7 +33,9 @@ struct ServeCommand: AsyncParsableCommand {
 
             --shared-store lets several servers share one data directory (NFS, CephFS, a Kubernetes \
             ReadWriteMany volume): each job runs on the one replica holding its lease, renewed every \
-            --heartbeat and taken over by another replica when not renewed for --lease-ttl.
+            --heartbeat and taken over by another replica when not renewed for --lease-ttl. Without it a \
+            server takes the data directory for itself (a lock on serve.lock there): a second server on the \
+            same directory exits with an error instead of running the same jobs again.
 
             Example: mediad serve --port 8080 --data-dir /var/lib/mediad --workers 2
             """)
