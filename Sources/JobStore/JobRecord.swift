@@ -21,7 +21,7 @@ public struct JobOutput: Codable, Sendable, Equatable {
     public var size: Int64
     public var sha256: String
     public var contentType: String
-    /// Where to download it: `/jobs/{id}/outputs/{name}`.
+    /// Where to download it, as the API that ran the job says (the store keeps it, knowing no route).
     public var url: String
 
     public init(name: String, size: Int64, sha256: String, contentType: String, url: String) {
@@ -30,13 +30,6 @@ public struct JobOutput: Codable, Sendable, Equatable {
         self.sha256 = sha256
         self.contentType = contentType
         self.url = url
-    }
-
-    /// Output `file` of job `id`, served as `contentType`.
-    public init(_ file: FileDigest, ofJob id: String, contentType: String) {
-        self.init(
-            name: file.name, size: file.size, sha256: file.sha256, contentType: contentType,
-            url: "/jobs/\(id)/outputs/\(file.name)")
     }
 
     enum CodingKeys: String, CodingKey {

@@ -30,7 +30,7 @@ public enum MediadServer {
             unattributed: Logger(label: "mediad.libav"))
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
-            isolation: configuration.isolation, replicas: configuration.replicas)
+            isolation: configuration.isolation, replicas: configuration.replicas, outputLink: ServiceRoute.outputURL)
         let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
         // Bound before any job starts, so a server that cannot listen has touched no job. Connections the
         // kernel accepts meanwhile wait until the server runs.

@@ -220,9 +220,11 @@ import Testing
 
         let directory = store.outputDirectory(id: record.id)
         let outputs = try ["audio.aac", "video.h264"].map {
-            JobOutput(
-                try FileDigest(hashing: $0, in: directory), ofJob: record.id,
-                contentType: $0.hasSuffix(".aac") ? "audio/aac" : "video/h264")
+            let file = try FileDigest(hashing: $0, in: directory)
+            return JobOutput(
+                name: file.name, size: file.size, sha256: file.sha256,
+                contentType: $0.hasSuffix(".aac") ? "audio/aac" : "video/h264",
+                url: "/jobs/\(record.id)/outputs/\(file.name)")
         }
         #expect(
             outputs[0]

@@ -53,9 +53,13 @@ package struct JobExecutor {
 }
 
 extension JobExecutor.Outcome {
-    /// The outputs as job `id`'s record lists them, with their download urls.
-    package func listedOutputs(ofJob id: String) -> [JobOutput] {
-        outputs.map { JobOutput($0, ofJob: id, contentType: OutputContentType.of($0.name)) }
+    /// The outputs as job `id`'s record lists them, with the download urls `link` gives.
+    package func listedOutputs(ofJob id: String, link: OutputLink) -> [JobOutput] {
+        outputs.map { file in
+            JobOutput(
+                name: file.name, size: file.size, sha256: file.sha256, contentType: OutputContentType.of(file.name),
+                url: link(id, file.name))
+        }
     }
 }
 

@@ -56,7 +56,7 @@ final class JobRunner {
                 jobs.wakeAll(id)
             case .succeeded(let done):
                 guard jobs.records[id] != nil else { return }
-                jobs.records[id]?.outputs = done.listedOutputs(ofJob: id)
+                jobs.records[id]?.outputs = done.listedOutputs(ofJob: id, link: jobs.outputLink)
                 jobs.records[id]?.warnings = done.warnings
                 jobs.records[id]?.result = done.result
                 try await jobs.finish(id, state: .succeeded, error: nil)

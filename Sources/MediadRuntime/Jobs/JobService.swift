@@ -24,6 +24,8 @@ package actor JobService {
     private let threadPool: NIOThreadPool
     package let workers: Int
     private let maxQueued: Int
+    /// Where the API serves an output, for the records' `url`s.
+    let outputLink: OutputLink
     /// Every job's record, readable without a hop to this actor (`snapshot(_:)`).
     package let records = JobIndex()
     package let events = JobEvents(logger: Logger(label: "mediad.jobs"))
@@ -37,12 +39,14 @@ package actor JobService {
     private(set) var accepting = true
     private var endObserver: (@Sendable (JobRecord) -> Void)?
 
-    /// With `replicas` set, the service shares `store` with other replicas (`LeaseScheduler`).
+    /// With `replicas` set, the service shares `store` with other replicas (`LeaseScheduler`); `outputLink`
+    /// is the API's download url of an output.
     package init(
         store: JobStore, threadPool: NIOThreadPool, workers: Int, maxQueued: Int, isolation: IsolationSettings,
-        replicas: ReplicaSettings? = nil
+        replicas: ReplicaSettings? = nil, outputLink: @escaping OutputLink
     ) {
         self.store = store
+        self.outputLink = outputLink
         self.threadPool = threadPool
         self.workers = max(1, workers)
         self.maxQueued = maxQueued

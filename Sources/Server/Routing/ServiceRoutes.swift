@@ -50,6 +50,10 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
     private static let kind: [String: @Sendable (String) -> Bool] = ["kind": Set(JobCatalog.names).contains]
     private static let id: [String: @Sendable (String) -> Bool] = ["id": JobStore.isValidID]
 
+    /// Where `GET /jobs/{id}/outputs/{name}` serves an output: the `url` a job's record lists for it. Job
+    /// ids and output names are URL-safe already (base64url; the names jobs give their files).
+    @Sendable static func outputURL(job id: String, name: String) -> String { "/jobs/\(id)/outputs/\(name)" }
+
     /// The router over all routes, each handled by its name.
     public static var router: Router<ServiceRoute> {
         var router = Router<ServiceRoute>()
