@@ -171,4 +171,27 @@ import Testing
         let report = try Self.check(record.exchanges)
         #expect(report.problems.isEmpty, "\(report.problems.joined(separator: "\n"))")
     }
+
+    /// A full queue (429 with `Retry-After`) and a failed precondition (412) are answered as the spec says
+    /// too. (A 405 answers an operation the spec does not have, so it has no schema to meet.)
+    @Test func refusalsUnderLoadMatchTheSchemas() throws {
+        let scratch = try Scratch("live-refusals")
+        let server = try ServerProcess(["--workers", "1", "--max-queued", "1"])
+        let record = Recorder(server)
+        let finished = try record.send(
+            "job", "PUT", "/jobs/{kind}", "/jobs/remux?wait=60", ["-T", try Fixtures.h264AacMP4()], expect: 200)
+        let id = try #require(finished.json["id"] as? String)
+        try record.send(
+            "precondition failed", "GET", "/jobs/{id}/output", "/jobs/\(id)/output", ["-H", "If-Match: \"0000\""],
+            expect: 412)
+        let long = try APIBehaviourTests.longPCM(scratch)
+        try record.send("running", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", long], expect: 202)
+        try record.send("queued", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", long], expect: 202)
+        let full = try record.send("queue full", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", long], expect: 429)
+        #expect(full.headers["retry-after"] != nil)
+
+        let report = try Self.check(record.exchanges)
+        #expect(report.checked == record.exchanges.count)
+        #expect(report.problems.isEmpty, "\(report.problems.joined(separator: "\n"))")
+    }
 }
