@@ -70,10 +70,13 @@ public struct RemuxJob: Sendable {
         guard writer.packetCounts[anchor.inputIndex, default: 0] > 0 else {
             throw MediaError(.emptySelection, "no \(anchor.codec) frames fall between start and end")
         }
-        try destination.finish()
+        let warnings: [String] = fpsWarning + plan.warnings + writer.warnings + writer.containerWarnings()
+        let rewrite: ((String) throws -> Void)? =
+            options.writesFragments ? { try MovieExtendsHeader.insert(intoFileAt: $0) } : nil
+        try destination.finish(rewrite: rewrite)
         context.reportProgress(1)
         return RemuxResult(
-            outputs: [output], warnings: fpsWarning + plan.warnings + writer.warnings, muxer: plan.muxer,
+            outputs: [output], warnings: warnings, muxer: plan.muxer,
             tracks: routes.map {
                 RemuxResult.Track(
                     inputIndex: $0.inputIndex, outputIndex: $0.outputIndex,
