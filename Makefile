@@ -11,7 +11,11 @@ NGINX := $(CURDIR)/$(NGINX_ROOT)/usr/sbin/nginx
 ## What the tests call besides the oracle: systemd-analyze (the unit file check), readelf/ldd (the
 ## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests), openssl (HMAC checks and
 ## the certificates of the https receivers).
-TEST_APT_PACKAGES := systemd binutils procps mount openssl
+## The independent parsers that read every output format (Tests/TestSupport/Parsers.swift): GStreamer
+## (gst-launch-1.0, gst-discoverer-1.0 and its demuxers, parsers and decoders), mkvmerge, tsreport, mediainfo.
+TEST_APT_PACKAGES := systemd binutils procps mount openssl \
+	gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
+	gstreamer1.0-libav mkvtoolnix tstools mediainfo
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
