@@ -11,7 +11,11 @@ NGINX := $(CURDIR)/$(NGINX_ROOT)/usr/sbin/nginx
 ## What the tests call besides the oracle: systemd-analyze (the unit file check), readelf/ldd (the
 ## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests), openssl (HMAC checks and
 ## the certificates of the https receivers).
-TEST_APT_PACKAGES := systemd binutils procps mount openssl python3-pip
+## The independent parsers that read every output format (Tests/TestSupport/Parsers.swift): GStreamer
+## (gst-launch-1.0, gst-discoverer-1.0 and its demuxers, parsers and decoders), mkvmerge, tsreport, mediainfo.
+TEST_APT_PACKAGES := systemd binutils procps mount openssl python3-pip \
+	gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
+	gstreamer1.0-libav mkvtoolnix tstools mediainfo
 ## The Python packages of the API tests. httplint (the engine of REDbot) lints live responses in
 ## HTTPLintTests; schemathesis runs against a live server in SchemathesisTests. Both are pinned: a new release
 ## adds checks and generators, and `make test` must not start failing on its own (both run on Debian 12's

@@ -11,6 +11,7 @@ public final class ADTSSource: PacketSource {
     private let reader: ADTSReader
     private let parameters = CodecParameters()
     public private(set) var frameCount: Int64 = 0
+    public let averageBitRate: Int64
 
     public init(path: String) throws {
         reader = try ADTSReader(path: path)
@@ -25,6 +26,20 @@ public final class ADTSSource: PacketSource {
         let channels = format.channelConfiguration == 7 ? 8 : format.channelConfiguration
         av_channel_layout_default(&par.pointee.ch_layout, Int32(channels))
         try parameters.setExtradata(format.audioSpecificConfig)
+        averageBitRate = try Self.averageBitRate(path: path, sampleRate: Int64(sampleRate))
+    }
+
+    /// Bits per second of AAC payload, from a first pass over every frame (raw ADTS states no rate).
+    private static func averageBitRate(path: String, sampleRate: Int64) throws -> Int64 {
+        let counter = try ADTSReader(path: path)
+        var frames: Int64 = 0
+        var bytes: Int64 = 0
+        while let payload = try counter.next() {
+            frames += 1
+            bytes += Int64(payload.count)
+        }
+        guard frames > 0 else { return 0 }
+        return bytes * 8 * sampleRate / (frames * samplesPerFrame)
     }
 
     public var codecParameters: UnsafePointer<AVCodecParameters> { UnsafePointer(parameters.pointer) }

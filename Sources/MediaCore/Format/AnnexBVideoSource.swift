@@ -92,6 +92,13 @@ public final class AnnexBVideoSource: PacketSource {
     public var totalBytes: Int64 { 2 * input.size }
     public var pictureCount: Int { pictures.count }
 
+    /// Bits per second of the access units written, at the frame rate given.
+    public var averageBitRate: Int64 {
+        let bytes = zip(plans, sizes).reduce(Int64(0)) { $0 + ($1.0 == .drop ? 0 : Int64($1.1)) }
+        let seconds = av_q2d(frameTimeBase) * Double(pictures.count)
+        return Int64(Double(bytes * 8) / seconds)
+    }
+
     public func read(into packet: Packet) throws -> Bool {
         while try input.read(into: packet) {
             guard unitIndex < plans.count, sizes[unitIndex] == Int32(packet.size) else {

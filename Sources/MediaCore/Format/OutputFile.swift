@@ -17,6 +17,12 @@ public final class OutputFile {
     private var writebackMark: Int64 = 0
     private var writebackFD: Int32 = -1
 
+    /// How far, in microseconds, a muxer may hold data ahead of its decoding time: 0.7 s, the ffmpeg CLI's
+    /// `-muxdelay` default (fftools `init_options` sets `mux_max_delay = 0.7`, `open_output_file` copies it
+    /// to `max_delay`). libav's own default leaves it unset, and MPEG-TS then puts the PCR at the video's
+    /// decoding time (no T-STD buffer, audio PES late) and writes every AAC frame as its own PES.
+    static let maxDelay = Int32(0.7 * Double(AV_TIME_BASE))
+
     /// Prepares an output written by the libav muxer called `muxer` (e.g. "mp4", "matroska").
     public init(path: String, muxer: String) throws {
         LibavLog.installCallback()
@@ -27,6 +33,7 @@ public final class OutputFile {
             avformat_alloc_output_context2(&pointer, nil, muxer, temporaryPath), "no libav muxer '\(muxer)'",
             code: .internalError)
         let created = pointer!
+        created.pointee.max_delay = Self.maxDelay
         let options = LibavDictionary(["protocol_whitelist": "file"])
         let opened = avio_open2(&created.pointee.pb, temporaryPath, AVIO_FLAG_WRITE, nil, &options.pointer)
         // Freed here and stored only on success: a throw after `context` is set would run `deinit`, which
@@ -56,10 +63,26 @@ public final class OutputFile {
         try LibavError.check(
             avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copying codec parameters",
             code: .internalError)
-        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.codecpar.pointee.codec_tag = tag(for: stream.pointee.codecpar.pointee)
         stream.pointee.time_base = timeBase
         return stream
     }
+
+    /// The ISO muxers, which tag H.265 `hev1` unless told otherwise.
+    private static let isoMuxers: Set<String> = ["mp4", "mov", "ipod", "3gp"]
+
+    /// The sample entry tag for a new stream: 0 lets the muxer choose, except for H.265 with its parameter
+    /// sets in the extradata in an ISO file, which gets `hvc1` (the muxer then writes them into `hvcC` as
+    /// complete arrays). libav's default, `hev1`, is refused by Apple's players; the ffmpeg CLI only writes
+    /// `hvc1` when asked with `-tag:v hvc1`.
+    private func tag(for parameters: AVCodecParameters) -> UInt32 {
+        guard parameters.codec_id == AV_CODEC_ID_HEVC, parameters.extradata_size > 0,
+            Self.isoMuxers.contains(muxerName)
+        else { return 0 }
+        return Self.hvc1
+    }
+
+    static let hvc1 = "hvc1".utf8.reversed().reduce(UInt32(0)) { ($0 << 8) | UInt32($1) }
 
     public func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
 
@@ -88,11 +111,13 @@ public final class OutputFile {
         }
     }
 
-    /// Writes the trailer, closes and syncs the file, and renames it to `path`.
-    public func finish() throws {
+    /// Writes the trailer, closes the file, lets `rewrite` amend what libav wrote (given the temporary
+    /// file's path), syncs the file, and renames it to `path`.
+    public func finish(rewrite: ((String) throws -> Void)? = nil) throws {
         guard headerWritten else { throw MediaError(.internalError, "finish() before writeHeader()") }
         try LibavError.check(av_write_trailer(context), "finishing \(muxerName) output", code: .ioError)
         try LibavError.check(avio_closep(&context.pointee.pb), "closing \(path)", code: .ioError)
+        try rewrite?(temporaryPath)
         try MediaError.fromFileSystem { try DurableFile.syncFile(atPath: temporaryPath) }
         guard rename(temporaryPath, path) == 0 else {
             throw MediaError(.ioError, "cannot rename output to \(path): \(String(cString: strerror(errno)))")

@@ -11,6 +11,9 @@ public protocol PacketSource: AnyObject {
     var bytesRead: Int64 { get }
     /// Bytes this source will consume in total.
     var totalBytes: Int64 { get }
+    /// Bits per second over the whole stream, for the containers that state it (FLV's `videodatarate` and
+    /// `audiodatarate`, the ISO `btrt` and `esds` boxes); libav leaves it to whoever sets the parameters.
+    var averageBitRate: Int64 { get }
     /// Fills `packet` with the next packet (stream index 0, pts, dts and duration set); false at the end.
     func read(into packet: Packet) throws -> Bool
 }

@@ -85,6 +85,7 @@ public struct MuxJob: Sendable {
         let file = try OutputFile(path: output, muxer: format.muxerName)
         for source in sources {
             let stream = try file.addStream(copying: source.codecParameters, timeBase: source.timeBase)
+            stream.pointee.codecpar.pointee.bit_rate = source.averageBitRate
             if source === videoSource { stream.pointee.avg_frame_rate = frameRate }
         }
         // The ISO formats put the index (moov) before the media data so playback can start while downloading.
@@ -113,6 +114,16 @@ public struct MuxJob: Sendable {
         var warnings: [String] = []
         if let dropped = video?.droppedUnits, dropped > 0 {
             warnings.append("dropped \(dropped) access unit(s) after the last picture of the video input")
+        }
+        if let video, video.timeline.delay > 0,
+            let lost = ContainerLimits.lostPresentationOrder(format: options.format, track: "the video")
+        {
+            warnings.append(lost)
+        }
+        if let clock = ContainerLimits.stoppedClock(
+            format: options.format, videoEnd: video.map { _ in videoSeconds }, audioEnd: audio.map { _ in audioSeconds }
+        ) {
+            warnings.append(clock)
         }
         return MuxResult(
             outputs: [output], warnings: warnings, format: options.format.rawValue,

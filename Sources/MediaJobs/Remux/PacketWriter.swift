@@ -17,6 +17,10 @@ struct PacketWriter {
     private let filtered = Packet()
     private var undated: [Int: Packet] = [:]
     private var lastStep: [Int: Int64] = [:]
+    /// Where each track's last packet ends, in seconds of the output, by input index.
+    private var ends: [Int: Double] = [:]
+    /// Input indexes of the video tracks written with a pts other than their dts (reordered frames).
+    private var reordered: Set<Int> = []
 
     init(output: OutputFile, plan: RemuxPlan, window: TrimWindow) {
         self.output = output
@@ -89,7 +93,7 @@ struct PacketWriter {
     }
 
     /// Writes each AMR frame of a multi-frame sample as its own packet, 160 samples apart.
-    private func writeAMRFrames(of packet: Packet, route: RemuxPlan.Route) throws {
+    private mutating func writeAMRFrames(of packet: Packet, route: RemuxPlan.Route) throws {
         guard let frames = AMRFrameSplitter.frames(in: packet.data), frames.count > 1 else {
             try emit(packet, from: route.inputTimeBase, route: route)
             return
@@ -106,8 +110,16 @@ struct PacketWriter {
         }
     }
 
-    private func emit(_ packet: Packet, from timeBase: AVRational, route: RemuxPlan.Route) throws {
-        packet.rescale(from: timeBase, to: output.stream(route.outputIndex).pointee.time_base)
+    private mutating func emit(_ packet: Packet, from timeBase: AVRational, route: RemuxPlan.Route) throws {
+        let outputTimeBase = output.stream(route.outputIndex).pointee.time_base
+        packet.rescale(from: timeBase, to: outputTimeBase)
+        if let start = packet.pts ?? packet.dts {
+            let end = Double(start + packet.duration) * av_q2d(outputTimeBase)
+            ends[route.inputIndex] = max(ends[route.inputIndex] ?? end, end)
+        }
+        if route.kind == AVMEDIA_TYPE_VIDEO, let pts = packet.pts, let dts = packet.dts, pts != dts {
+            reordered.insert(route.inputIndex)
+        }
         packet.streamIndex = route.outputIndex
         packet.pointer.pointee.pos = -1
         try output.write(packet)
@@ -125,6 +137,18 @@ struct PacketWriter {
             throw MediaError(.invalidInput, "a timestamp of the input (\(time)) is out of range once trimmed")
         }
         return shifted
+    }
+
+    /// What the target's muxer loses that mediad cannot restore (see `ContainerLimits`).
+    func containerWarnings() -> [String] {
+        let routes = plan.routes.values
+        let videoEnd = routes.filter { $0.kind == AVMEDIA_TYPE_VIDEO }.compactMap { ends[$0.inputIndex] }.max()
+        let audioEnd = routes.filter { $0.kind == AVMEDIA_TYPE_AUDIO }.compactMap { ends[$0.inputIndex] }.max()
+        let clock = ContainerLimits.stoppedClock(format: plan.format, videoEnd: videoEnd, audioEnd: audioEnd)
+        let order = reordered.sorted().compactMap {
+            ContainerLimits.lostPresentationOrder(format: plan.format, track: "track \($0)")
+        }
+        return order + (clock.map { [$0] } ?? [])
     }
 
     private mutating func notePriming(_ packet: Packet, route: RemuxPlan.Route) {

@@ -85,10 +85,13 @@ public struct RemuxJob: Sendable {
             emptyTracks.append(
                 "track \(route.inputIndex) (\(route.codec)) holds no samples; it is empty in the output too")
         }
-        try destination.finish()
+        let warnings: [String] = fpsWarning + plan.warnings + writer.warnings + writer.containerWarnings() + emptyTracks
+        let rewrite: ((String) throws -> Void)? =
+            options.writesFragments ? { try MovieExtendsHeader.insert(intoFileAt: $0) } : nil
+        try destination.finish(rewrite: rewrite)
         context.reportProgress(1)
         return RemuxResult(
-            outputs: [output], warnings: fpsWarning + plan.warnings + writer.warnings + emptyTracks, muxer: plan.muxer,
+            outputs: [output], warnings: warnings, muxer: plan.muxer,
             tracks: routes.map {
                 RemuxResult.Track(
                     inputIndex: $0.inputIndex, outputIndex: $0.outputIndex,

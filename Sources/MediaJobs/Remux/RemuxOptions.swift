@@ -79,12 +79,18 @@ extension RemuxJob {
                 fps: fps)
         }
 
-        /// Muxer options (movflags) for the ISO formats.
+        /// Whether the output is a fragmented ISO file.
+        var writesFragments: Bool { format.isISOBaseMedia && fragmented }
+
+        /// Muxer options (movflags) for the ISO formats. Fragmented files get a global `sidx` (an index of
+        /// every fragment after the `moov`), so a player can start and seek without reading every `moof`.
         func muxerOptions(hasVideo: Bool) -> [String: String] {
             guard format.isISOBaseMedia else { return [:] }
             if fragmented {
-                var options = ["movflags": "+frag_keyframe+empty_moov+default_base_moof"]
-                if !hasVideo { options = ["movflags": "+empty_moov+default_base_moof", "frag_duration": "2000000"] }
+                var options = ["movflags": "+frag_keyframe+empty_moov+default_base_moof+global_sidx"]
+                if !hasVideo {
+                    options = ["movflags": "+empty_moov+default_base_moof+global_sidx", "frag_duration": "2000000"]
+                }
                 return options
             }
             return faststart ? ["movflags": "+faststart"] : [:]

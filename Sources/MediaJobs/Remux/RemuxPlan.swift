@@ -87,6 +87,12 @@ final class RemuxPlan {
                 splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB && options.format.isISOBaseMedia,
                 inputEnd: Self.end(of: stream))
             noteLosses(stream)
+            let reorders = parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO && parameters.pointee.video_delay > 0
+            if let lost = ContainerLimits.unorderedInput(
+                container: input.container, track: Int(stream.pointee.index), reorders: reorders)
+            {
+                warnings.append(lost)
+            }
         }
     }
 
@@ -188,6 +194,12 @@ final class RemuxPlan {
             }
             av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
             stream.pointee.disposition = source.pointee.disposition
+            // What fftools' stream copy (`init_output_stream_streamcopy`) carries over besides the codec
+            // parameters: FLV states its `framerate` and Matroska its default duration from these, and
+            // without them FLV declares the time base's 1000 fps.
+            stream.pointee.avg_frame_rate = source.pointee.avg_frame_rate
+            stream.pointee.r_frame_rate = source.pointee.r_frame_rate
+            stream.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio
             for index in 0..<Int(source.pointee.nb_side_data) {
                 let item = source.pointee.side_data[index]
                 guard let copy = av_stream_new_side_data(stream, item.type, item.size) else {
