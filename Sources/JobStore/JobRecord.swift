@@ -24,10 +24,11 @@ public struct JobOutput: Codable, Sendable, Equatable {
     /// Where to download it, as the API that ran the job says (the store keeps it, knowing no route).
     public var url: String
 
-    public init(name: String, size: Int64, sha256: String, contentType: String, url: String) {
-        self.name = name
-        self.size = size
-        self.sha256 = sha256
+    /// The output `file`, served as `contentType` at `url`.
+    public init(_ file: FileDigest, contentType: String, url: String) {
+        name = file.name
+        size = file.size
+        sha256 = file.sha256
         self.contentType = contentType
         self.url = url
     }
@@ -45,9 +46,12 @@ public struct JobOutput: Codable, Sendable, Equatable {
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let legacy = try decoder.container(keyedBy: LegacyKeys.self)
+        let file = FileDigest(
+            name: try container.decode(String.self, forKey: .name),
+            size: try container.decode(Int64.self, forKey: .size),
+            sha256: try container.decode(String.self, forKey: .sha256))
         try self.init(
-            name: container.decode(String.self, forKey: .name), size: container.decode(Int64.self, forKey: .size),
-            sha256: container.decode(String.self, forKey: .sha256),
+            file,
             contentType: container.decodeIfPresent(String.self, forKey: .contentType)
                 ?? legacy.decode(String.self, forKey: .contentType),
             url: container.decode(String.self, forKey: .url))

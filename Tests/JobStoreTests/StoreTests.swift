@@ -222,15 +222,15 @@ import Testing
         let outputs = try ["audio.aac", "video.h264"].map {
             let file = try FileDigest(hashing: $0, in: directory)
             return JobOutput(
-                name: file.name, size: file.size, sha256: file.sha256,
-                contentType: $0.hasSuffix(".aac") ? "audio/aac" : "video/h264",
+                file, contentType: $0.hasSuffix(".aac") ? "audio/aac" : "video/h264",
                 url: "/jobs/\(record.id)/outputs/\(file.name)")
         }
         #expect(
             outputs[0]
                 == JobOutput(
-                    name: "audio.aac", size: 3,
-                    sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+                    FileDigest(
+                        name: "audio.aac", size: 3,
+                        sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
                     contentType: "audio/aac", url: "/jobs/\(record.id)/outputs/audio.aac"))
         #expect(outputs[1].size == 5 && outputs[1].contentType == "video/h264")
     }

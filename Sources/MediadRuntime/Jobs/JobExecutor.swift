@@ -55,11 +55,7 @@ package struct JobExecutor {
 extension JobExecutor.Outcome {
     /// The outputs as job `id`'s record lists them, with the download urls `link` gives.
     package func listedOutputs(ofJob id: String, link: OutputLink) -> [JobOutput] {
-        outputs.map { file in
-            JobOutput(
-                name: file.name, size: file.size, sha256: file.sha256, contentType: OutputContentType.of(file.name),
-                url: link(id, file.name))
-        }
+        outputs.map { JobOutput($0, contentType: OutputContentType.of($0.name), url: link(id, $0.name)) }
     }
 }
 
