@@ -22,8 +22,10 @@ TEST_APT_PACKAGES := systemd binutils procps mount openssl python3-pip \
 ## Python 3.11).
 HTTPLINT_VERSION := 2026.10.4
 SCHEMATHESIS_VERSION := 4.32.5
+## standardwebhooks (the reference library of standardwebhooks.com) verifies deliveries in StandardWebhookTests.
+STANDARDWEBHOOKS_VERSION := 1.1.0
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml httplint==$(HTTPLINT_VERSION) \
-	schemathesis==$(SCHEMATHESIS_VERSION)
+	schemathesis==$(SCHEMATHESIS_VERSION) standardwebhooks==$(STANDARDWEBHOOKS_VERSION)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -63,7 +65,8 @@ test-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
 	@python3 -c 'import openapi_spec_validator, jsonschema, yaml, importlib.metadata as m; \
 		assert m.version("schemathesis") == "$(SCHEMATHESIS_VERSION)"; \
-		assert m.version("httplint") == "$(HTTPLINT_VERSION)"' 2>/dev/null || { \
+		assert m.version("httplint") == "$(HTTPLINT_VERSION)"; \
+		assert m.version("standardwebhooks") == "$(STANDARDWEBHOOKS_VERSION)"' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
 			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \

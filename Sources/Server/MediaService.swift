@@ -15,10 +15,16 @@ final class MediaService: Responder {
     let uploads: UploadReceiver
     let encodedJobs = EncodedJobCache()
     let probeSlots: ProbeSlots
+    /// Delivers job ends to their `callback_url`s, and again on request.
+    let notifier: WebhookNotifier
     private let router = ServiceRoute.router
 
-    init(jobs: JobService, store: JobStore, threadPool: NIOThreadPool, configuration: ServerConfiguration) {
+    init(
+        jobs: JobService, store: JobStore, threadPool: NIOThreadPool, configuration: ServerConfiguration,
+        notifier: WebhookNotifier
+    ) {
         self.jobs = jobs
+        self.notifier = notifier
         self.store = store
         self.threadPool = threadPool
         self.configuration = configuration
@@ -86,6 +92,7 @@ final class MediaService: Responder {
         case .listJobs: try await listJobs(request)
         case .showJob: try await showJob(request)
         case .deleteJob: try await deleteJob(request)
+        case .redeliverNotification: try await redeliverNotification(request)
         case .downloadOutput: try await download(request, name: try request.parameter("name"))
         case .downloadPrimaryOutput: try await download(request, name: nil)
         case .showLog: try await showLog(request)

@@ -31,11 +31,12 @@ public enum MediadServer {
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
             isolation: configuration.isolation, replicas: configuration.replicas, outputLink: ServiceRoute.outputURL)
-        let service = MediaService(jobs: jobs, store: store, threadPool: threadPool, configuration: configuration)
+        let notifier = try await WebhookNotifier.attach(to: jobs, settings: configuration.webhooks)
+        let service = MediaService(
+            jobs: jobs, store: store, threadPool: threadPool, configuration: configuration, notifier: notifier)
         // Bound before any job starts, so a server that cannot listen has touched no job. Connections the
         // kernel accepts meanwhile wait until the server runs.
         let server = try await bind(configuration, responder: service)
-        let notifier = try await WebhookNotifier.attach(to: jobs, settings: configuration.webhooks)
         try await jobs.start()
         await notifier.resume()
         logger.info(

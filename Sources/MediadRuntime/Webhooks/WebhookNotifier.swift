@@ -33,7 +33,7 @@ package final class WebhookNotifier: Service, Sendable {
     private let jobs: JobService
     /// Jobs with a delivery under way, so that a job ending while `resume` runs is not delivered twice.
     private let active = Mutex<Set<String>>([])
-    private let (deliveries, queue) = AsyncStream.makeStream(of: Delivery.self)
+    private let (pending, deliveries) = AsyncStream.makeStream(of: Delivery.self)
 
     private init(settings: WebhookSettings, jobs: JobService) throws {
         self.settings = settings
@@ -56,26 +56,40 @@ package final class WebhookNotifier: Service, Sendable {
 
     /// Starts delivering the end of `job`, unless it has no callback, was delivered, or its window closed.
     package func deliver(_ job: JobRecord) {
-        guard let callback = job.callbackURL, let secret = settings.secret else { return }
         let previous = job.notifications ?? []
         let deadline = (job.finishedAt ?? Date()).addingTimeInterval(settings.retryWindow)
         guard !previous.contains(where: \.delivered), Date() < deadline else { return }
+        queue(job, deadline: deadline)
+    }
+
+    /// Delivers the end of a finished `job` again, on request (`POST /jobs/{id}/notifications`): with the
+    /// same `webhook-id`, whether or not it was delivered before, retried for a new window from now. False
+    /// when the job has no callback or a delivery of it is under way.
+    package func redeliver(_ job: JobRecord) -> Bool {
+        queue(job, deadline: Date().addingTimeInterval(settings.retryWindow))
+    }
+
+    @discardableResult
+    private func queue(_ job: JobRecord, deadline: Date) -> Bool {
+        guard let callback = job.callbackURL, let secret = settings.secret else { return false }
+        let previous = job.notifications ?? []
         var body = job
         body.notifications = nil
         guard let payload = try? JobJSON.encoder().encode(body),
             active.withLock({ $0.insert(job.id).inserted })
-        else { return }
-        queue.yield(
+        else { return false }
+        deliveries.yield(
             Delivery(
                 id: job.id, callback: callback, payload: Array(payload), secret: secret,
                 attempt: previous.count + 1, deadline: deadline))
+        return true
     }
 
     /// Delivers what `deliver` queues, each job in a child task, until a graceful shutdown cancels them.
     package func run() async throws {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
-                for await delivery in self.deliveries {
+                for await delivery in self.pending {
                     group.addTask {
                         await self.deliver(delivery)
                         _ = self.active.withLock { $0.remove(delivery.id) }
@@ -97,7 +111,7 @@ package final class WebhookNotifier: Service, Sendable {
         var number = delivery.attempt
         if number > 1 { try? await Task.sleep(for: .milliseconds(Int(settings.delay(beforeAttempt: number) * 1000))) }
         while !Task.isCancelled {
-            let attempt = await self.attempt(url, payload: delivery.payload, secret: delivery.secret)
+            let attempt = await self.attempt(url, delivery)
             guard await jobs.recordNotification(delivery.id, attempt), !attempt.delivered else { return }
             number += 1
             let delay = settings.delay(beforeAttempt: number)
@@ -106,7 +120,7 @@ package final class WebhookNotifier: Service, Sendable {
         }
     }
 
-    private func attempt(_ url: HTTPURL, payload: [UInt8], secret: String) async -> NotificationAttempt {
+    private func attempt(_ url: HTTPURL, _ delivery: Delivery) async -> NotificationAttempt {
         let now = Date()
         let address: SocketAddress
         do {
@@ -116,13 +130,15 @@ package final class WebhookNotifier: Service, Sendable {
         } catch {
             return NotificationAttempt(at: now, status: nil, error: "\(error)")
         }
-        let signature = WebhookSignature.header(
-            secret: secret, timestamp: Int(now.timeIntervalSince1970), body: payload)
+        let timestamp = Int(now.timeIntervalSince1970)
+        let signature = WebhookSignature.header(secret: delivery.secret, timestamp: timestamp, body: delivery.payload)
+        let standard = StandardWebhookHeaders(secret: delivery.secret).headers(
+            eventID: StandardWebhookHeaders.eventID(ofJob: delivery.id), timestamp: timestamp, body: delivery.payload)
         do {
             let response = try await client.send(
                 .POST, url, address: address,
-                headers: [("Content-Type", "application/json"), ("Mediad-Signature", signature)],
-                body: .bytes(payload), timeout: .milliseconds(Int64(settings.attemptTimeout * 1000)),
+                headers: [("Content-Type", "application/json"), ("Mediad-Signature", signature)] + standard,
+                body: .bytes(delivery.payload), timeout: .milliseconds(Int64(settings.attemptTimeout * 1000)),
                 sink: { _ in })
             let ok = (200..<300).contains(response.status)
             return NotificationAttempt(

@@ -11,6 +11,13 @@ package enum WebhookSignature {
 
     /// Lowercase hex of HMAC-SHA256, by libcrypto.
     package static func hmacSHA256(key: [UInt8], message: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(
+            hmacSHA256Bytes(key: key, message: message).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] })
+    }
+
+    /// HMAC-SHA256, by libcrypto.
+    package static func hmacSHA256Bytes(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let result = key.withUnsafeBytes { keyBytes in
@@ -22,7 +29,6 @@ package enum WebhookSignature {
             }
         }
         precondition(result != nil, "HMAC-SHA256 failed")
-        let digits = Array("0123456789abcdef")
-        return String(digest.prefix(Int(length)).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] })
+        return Array(digest.prefix(Int(length)))
     }
 }

@@ -6,8 +6,8 @@ import NIOHTTP1
 /// Every route the service answers, by name. The router is built from this table and the test of
 /// `openapi.yaml` compares the spec's paths with it, so the two cannot drift apart.
 public enum ServiceRoute: String, CaseIterable, Sendable {
-    case createJob, createJobByPut, createNamedJob, listJobs, showJob, deleteJob, downloadOutput, downloadPrimaryOutput,
-        showLog
+    case createJob, createJobByPut, createNamedJob, listJobs, showJob, deleteJob, redeliverNotification,
+        downloadOutput, downloadPrimaryOutput, showLog
     case probe, probeByPut, index, health, readiness, openAPI, metrics
 
     public var route: Route {
@@ -21,6 +21,7 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         // `/jobs/{kind}` and `/jobs/{id}` have one shape: the values tell them apart for `Allow`.
         case .showJob: Route(.GET, "/jobs/{id}", values: Self.id)
         case .deleteJob: Route(.DELETE, "/jobs/{id}", values: Self.id)
+        case .redeliverNotification: Route(.POST, "/jobs/{id}/notifications", values: Self.id)
         case .downloadOutput: Route(.GET, "/jobs/{id}/outputs/{name}")
         case .downloadPrimaryOutput: Route(.GET, "/jobs/{id}/output")
         case .showLog: Route(.GET, "/jobs/{id}/log")

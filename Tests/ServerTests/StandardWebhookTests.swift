@@ -1,0 +1,101 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Deliveries as standardwebhooks.com specifies them, verified by the `standardwebhooks` library (PyPI),
+/// which shares no code with mediad; and a finished job's end delivered again on request.
+@Suite(.serialized) struct StandardWebhookTests {
+    /// Verifies every delivery in `requests` with the library, under `secret` as a receiver would hold it.
+    static func verify(_ requests: [WebhookReceiver.Received], secret: String, scratch: Scratch) throws -> String {
+        let items = requests.map { request in
+            [
+                "body": request.body.map { String(format: "%02x", $0) }.joined(),
+                "headers": request.headers.filter { $0.key.hasPrefix("webhook-") },
+            ] as [String: Any]
+        }
+        let file = try scratch.write("deliveries.json", Array(try JSONSerialization.data(withJSONObject: items)))
+        let script = try scratch.write(
+            "verify.py",
+            Array(
+                """
+                import json, sys
+                from standardwebhooks import Webhook
+                secret, path = sys.argv[1], sys.argv[2]
+                for item in json.load(open(path)):
+                    Webhook(secret).verify(bytes.fromhex(item["body"]), item["headers"])
+                print("verified", len(json.load(open(path))))
+                """.utf8))
+        return try Command.run("python3", [script, secret, file], allowFailure: true).text
+    }
+
+    func server(secret: String) throws -> ServerProcess {
+        try ServerProcess(
+            ["--webhook-allow", "127.0.0.1", "--webhook-retry-base", "0.1"],
+            environment: ["MEDIAD_WEBHOOK_SECRET": secret])
+    }
+
+    /// Waits until the job lists `count` notification attempts.
+    func notifications(_ server: ServerProcess, _ id: String, count: Int) throws -> [[String: Any]] {
+        for _ in 0..<300 {
+            let listed = try Curl.run(server.url("/jobs/\(id)")).json["notifications"] as? [[String: Any]] ?? []
+            if listed.count >= count { return listed }
+            usleep(100_000)
+        }
+        return []
+    }
+
+    @Test func aWhsecSecretSignsDeliveriesAndRedeliveriesKeepTheirId() throws {
+        let scratch = try Scratch("standard-webhooks")
+        let receiver = try WebhookReceiver(statuses: [204])
+        defer { receiver.stop() }
+        var generator = SeededBytes(seed: 29)
+        let secret = "whsec_" + Data(generator.next(count: 24)).base64EncodedString()
+        let server = try server(secret: secret)
+        let created = try Curl.run(
+            server.url("/jobs/remux?wait=60"),
+            ["-T", try Fixtures.h264AacMP4(), "--url-query", "callback_url=\(receiver.url)/hooks"])
+        let id = try #require(created.json["id"] as? String)
+        #expect(try notifications(server, id, count: 1).first?["status"] as? Int == 204)
+
+        let again = try Curl.run(server.url("/jobs/\(id)/notifications"), ["-X", "POST"])
+        #expect(again.status == 202, "\(again.text)")
+        #expect(again.json["id"] as? String == id)
+        #expect(try notifications(server, id, count: 2).last?["status"] as? Int == 204)
+
+        let requests = receiver.received
+        #expect(requests.count == 2)
+        #expect(requests.allSatisfy { $0.headers["webhook-id"] == "msg_\(id)" })
+        #expect(requests.allSatisfy { $0.headers["mediad-signature"] != nil })
+        #expect(try Self.verify(requests, secret: secret, scratch: scratch) == "verified 2\n")
+        // The library refuses a tampered body, so it really checks.
+        var forged = requests[0]
+        forged.body = Data(String(decoding: forged.body, as: UTF8.self).replacingOccurrences(of: id, with: "x").utf8)
+        #expect(try Self.verify([forged], secret: secret, scratch: scratch).isEmpty)
+    }
+
+    @Test func anyOtherSecretIsTheKeyAsItsBytes() throws {
+        let scratch = try Scratch("standard-webhooks")
+        let receiver = try WebhookReceiver(statuses: [200])
+        defer { receiver.stop() }
+        let secret = "plain-secret-0123456789"
+        let server = try server(secret: secret)
+        let created = try Curl.run(
+            server.url("/jobs/remux?wait=60"),
+            ["-T", try Fixtures.h264AacMP4(), "--url-query", "callback_url=\(receiver.url)/hooks"])
+        let id = try #require(created.json["id"] as? String)
+        _ = try notifications(server, id, count: 1)
+        let asLibraryKey = "whsec_" + Data(secret.utf8).base64EncodedString()
+        #expect(try Self.verify(receiver.received, secret: asLibraryKey, scratch: scratch) == "verified 1\n")
+    }
+
+    @Test func redeliveryIsRefusedWhenThereIsNothingToDeliver() throws {
+        let server = try server(secret: "plain-secret-0123456789")
+        let plain = try Curl.run(server.url("/jobs/remux?wait=60"), ["-T", try Fixtures.h264AacMP4()])
+        let id = try #require(plain.json["id"] as? String)
+        let none = try Curl.run(server.url("/jobs/\(id)/notifications"), ["-X", "POST"])
+        #expect(none.status == 409)
+        #expect(none.errorCode == "no_callback")
+        let missing = try Curl.run(server.url("/jobs/AAAAAAAAAAAAAAAAAAAAAA/notifications"), ["-X", "POST"])
+        #expect(missing.status == 404)
+    }
+}
