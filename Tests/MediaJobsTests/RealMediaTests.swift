@@ -9,6 +9,7 @@ import Testing
 @Suite struct RealMediaTests {
     static let okFiles = RealMedia.all().filter { $0.expect == "ok" }
     static let brokenFiles = RealMedia.all().filter { $0.expect == "broken" }
+    static let editListFiles = RealMedia.all().filter { $0.expect == "edit-list" }
 
     @Test func manifestIsPresent() {
         #expect(
@@ -43,6 +44,23 @@ import Testing
                 .run(JobContext())
             let problems = try Lossless.problems(
                 input: file.path, output: output, primingMayShow: !format.signalsPriming)
+            #expect(problems.isEmpty, "\(file.name) → \(format): \(problems) (warnings: \(result.warnings))")
+        }
+    }
+
+    /// Files whose edit list hides decoded frames or samples: where the target cannot hide them too
+    /// (Matroska; an ISO file for frames past the end), the job says so, and what the input shows is all there.
+    @Test(arguments: editListFiles)
+    func editListsKeepWhatIsShownAndNameWhatIsNot(file: RealMedia) throws {
+        let scratch = try Scratch("real")
+        for format in [ContainerFormat.mp4, .mkv] {
+            let output = scratch.file("out.\(format.rawValue)")
+            let result = try RemuxJob(input: file.path, output: output, options: try .init(format: format))
+                .run(JobContext())
+            let shown = result.warnings.contains { $0.contains("input's edit list hides") }
+            #expect(shown || format.isISOBaseMedia, "\(file.name) → \(format): \(result.warnings)")
+            let problems = try Lossless.problems(
+                input: file.path, output: output, primingMayShow: !format.signalsPriming, hiddenMayShow: shown)
             #expect(problems.isEmpty, "\(file.name) → \(format): \(problems) (warnings: \(result.warnings))")
         }
     }

@@ -8,7 +8,13 @@ public enum Lossless {
     /// `primingMayShow` (containers that cannot signal AAC priming) the output may carry the encoder
     /// delay in front. AMR-NB is compared by payload bytes, because 3GP files pack many AMR frames into
     /// one sample and ffmpeg decodes only the first frame of each such packet.
-    public static func problems(input: String, output: String, primingMayShow: Bool) throws -> [String] {
+    ///
+    /// Where `hiddenMayShow` (the input's edit list hides decoded frames or samples that the target cannot
+    /// hide) the input's shown video frames must appear in order and contiguous among the output's, and its
+    /// audio samples whole at any offset.
+    public static func problems(input: String, output: String, primingMayShow: Bool, hiddenMayShow: Bool = false)
+        throws -> [String]
+    {
         var problems: [String] = []
         let sourceTracks = try mediaTracks(input)
         let outputTracks = try mediaTracks(output)
@@ -31,13 +37,26 @@ public enum Lossless {
                     try Oracle.decodedHashes(input, streams: "0:\(spec)")
                     == Oracle.decodedHashes(output, streams: "0:\(spec)")
                 if same { continue }
-                if kind == "audio", primingMayShow, try Oracle.audioOffset(of: input, in: output, stream: spec) != nil {
+                if kind == "audio", primingMayShow || hiddenMayShow,
+                    try Oracle.audioOffset(
+                        of: input, in: output, stream: spec, maxPriming: hiddenMayShow ? 1 << 20 : 8192)
+                        != nil
+                {
                     continue
                 }
+                if kind == "video", hiddenMayShow, try contains(output, input, stream: spec) { continue }
                 problems.append("\(spec) (\(codec)): decoded content differs")
             }
         }
         return problems
+    }
+
+    /// Whether the decoded frames of `input`'s `spec` stream appear, in order and contiguous, among `output`'s.
+    private static func contains(_ output: String, _ input: String, stream spec: String) throws -> Bool {
+        let shown = try Oracle.frameHashes(input, stream: spec)
+        let all = try Oracle.frameHashes(output, stream: spec)
+        guard !shown.isEmpty, all.count >= shown.count else { return false }
+        return (0...(all.count - shown.count)).contains { all[$0..<$0 + shown.count].elementsEqual(shown) }
     }
 
     private static func mediaTracks(_ path: String) throws -> [(kind: String, codec: String)] {

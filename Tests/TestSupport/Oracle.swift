@@ -78,11 +78,14 @@ public enum Oracle {
     }
 
     /// Per-frame MD5s of the first video stream as stored (no rotation, no frame-rate conversion).
-    public static func videoFrameHashes(_ path: String) throws -> [String] {
+    public static func videoFrameHashes(_ path: String) throws -> [String] { try frameHashes(path, stream: "v:0") }
+
+    /// Per-frame MD5s of stream `spec` (e.g. "v:0") as stored (no rotation, no frame-rate conversion).
+    public static func frameHashes(_ path: String, stream spec: String) throws -> [String] {
         let output = try Command.run(
             "ffmpeg",
             [
-                "-v", "error", "-autorotate", "0", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                "-v", "error", "-autorotate", "0", "-i", path, "-map", "0:\(spec)", "-fps_mode", "passthrough",
                 "-f", "framemd5", "-",
             ])
         return output.text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {

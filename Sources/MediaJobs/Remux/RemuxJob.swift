@@ -88,7 +88,9 @@ public struct RemuxJob: Sendable {
         try destination.finish()
         context.reportProgress(1)
         return RemuxResult(
-            outputs: [output], warnings: fpsWarning + plan.warnings + writer.warnings + emptyTracks, muxer: plan.muxer,
+            outputs: [output],
+            warnings: fpsWarning + plan.warnings + writer.warnings + writer.editListWarnings + emptyTracks,
+            muxer: plan.muxer,
             tracks: routes.map {
                 RemuxResult.Track(
                     inputIndex: $0.inputIndex, outputIndex: $0.outputIndex,
