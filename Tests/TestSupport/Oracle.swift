@@ -59,7 +59,8 @@ public enum Oracle {
         return output.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
-    /// Number of packets in stream `spec` (e.g. "v:0") as ffprobe counts them.
+    /// Number of packets in stream `spec` (e.g. "v:0") as ffprobe counts them; -1 where it cannot (N/A for a
+    /// stream without packets whose format it never learned).
     public static func packetCount(_ path: String, stream spec: String) throws -> Int {
         let output = try Command.run(
             "ffprobe",

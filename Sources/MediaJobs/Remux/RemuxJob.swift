@@ -81,9 +81,12 @@ public struct RemuxJob: Sendable {
         } else if writer.packetCounts[anchor.inputIndex, default: 0] == 0, trimmed {
             throw MediaError(.emptySelection, "no \(anchor.codec) frames fall between start and end")
         }
+        // libav 5.1's ISO muxers write no `trak` for a track without samples; Matroska keeps its entry.
+        let fate =
+            plan.format.isISOBaseMedia
+            ? "the \(plan.format) output has no such track" : "it is empty in the \(plan.format) output too"
         for route in routes where writer.packetCounts[route.inputIndex, default: 0] == 0 {
-            emptyTracks.append(
-                "track \(route.inputIndex) (\(route.codec)) holds no samples; it is empty in the output too")
+            emptyTracks.append("track \(route.inputIndex) (\(route.codec)) holds no samples; \(fate)")
         }
         try destination.finish()
         context.reportProgress(1)
