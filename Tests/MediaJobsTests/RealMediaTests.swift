@@ -65,6 +65,22 @@ import Testing
         }
     }
 
+    /// A 3GP phone recording packs 50 AMR-NB frames into a sample; libav's decoder reads only the first
+    /// frame of a packet, so every target gets one frame a packet and decodes to the full sample count.
+    @Test func packedAMRFramesComeOutOneAPacket() throws {
+        let file = try #require(RealMedia.all().first { $0.name.hasSuffix("MOV00006.3gp") })
+        let frames = try Oracle.packets(file.path, stream: "a:0").reduce(0) {
+            $0 + (Int($1["size"] as? String ?? "") ?? 0) / 32
+        }
+        let scratch = try Scratch("amr")
+        for format in [ContainerFormat.mp4, .mkv] {
+            let output = scratch.file("out.\(format.rawValue)")
+            _ = try RemuxJob(input: file.path, output: output, options: try .init(format: format)).run(JobContext())
+            #expect(try Oracle.packetCount(output, stream: "a:0") == frames, "\(format)")
+            #expect(try Oracle.decodeAudio(output).count == frames * 160, "\(format)")
+        }
+    }
+
     @Test(arguments: brokenFiles)
     func brokenFilesFailWithAClearCode(file: RealMedia) throws {
         let scratch = try Scratch("real")

@@ -11,7 +11,9 @@ final class RemuxPlan {
         let codec: String
         let inputTimeBase: AVRational
         let filter: BitstreamFilter?
-        /// AMR-NB samples with several frames must become one packet per frame for the ISO muxers.
+        /// AMR-NB samples with several frames (3GP phone recordings pack up to 50) become one packet per
+        /// frame: the ISO muxers require it, and libav's AMR decoder reads only the first frame of a packet,
+        /// so a Matroska file of packed samples played a fifth or less of the audio.
         let splitsAMRFrames: Bool
         /// Where the track ends (start + duration) in its time base, when the container says.
         let inputEnd: Int64?
@@ -84,7 +86,7 @@ final class RemuxPlan {
                 codec: String(cString: avcodec_get_name(parameters.pointee.codec_id)),
                 inputTimeBase: stream.pointee.time_base,
                 filter: try Self.conversion(for: stream, format: options.format),
-                splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB && options.format.isISOBaseMedia,
+                splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB,
                 inputEnd: Self.end(of: stream))
             noteLosses(stream)
         }
