@@ -46,7 +46,9 @@ final class RemuxPlan {
         }
         for stream in input.streams {
             let parameters = stream.pointee.codecpar.pointee
-            let label = "track \(stream.pointee.index) (\(String(cString: avcodec_get_name(parameters.codec_id))))"
+            let info = MediaInfo.Track(describing: stream)
+            let label =
+                "track \(info.index) (\(parameters.codec_id == AV_CODEC_ID_NONE ? info.codecTag ?? "unknown" : info.codec))"
             if stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
                 if options.format.storesCoverArt, stream.pointee.attached_pic.size > 0 {
                     pictures.append(stream)
@@ -60,7 +62,7 @@ final class RemuxPlan {
                 // reported) as chapters, and the muxer writes its own chapter track.
                 continue
             } else if parameters.codec_type != AVMEDIA_TYPE_AUDIO && parameters.codec_type != AVMEDIA_TYPE_VIDEO {
-                skipped.append("\(label) is a \(MediaInfo.Track(describing: stream).kind) track and was not copied")
+                skipped.append(Self.note(skipping: info, label: label, of: input, format: options.format))
             } else if parameters.codec_id == AV_CODEC_ID_NONE {
                 skipped.append("\(label) has an unknown codec and was not copied")
             } else if !Self.wanted(parameters.codec_type, options) {
@@ -89,6 +91,25 @@ final class RemuxPlan {
                 splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB,
                 inputEnd: Self.end(of: stream))
             noteLosses(stream)
+        }
+    }
+
+    /// What becomes of a track that is neither audio nor video. A QuickTime timecode (`tmcd`) track is not
+    /// copied as such, but libav hands its start to the video track as a `timecode` tag, which the ISO
+    /// muxers write as a new timecode track and Matroska as a tag; the other targets lose it.
+    private static func note(
+        skipping track: MediaInfo.Track, label: String, of input: InputFile, format: ContainerFormat
+    ) -> String {
+        let timecode = input.streams.lazy.compactMap { av_dict_get($0.pointee.metadata, "timecode", nil, 0) }.first
+        guard track.codecTag == "tmcd", let timecode else {
+            return "\(label) is a \(track.kind) track and was not copied"
+        }
+        let start = String(cString: timecode.pointee.value)
+        switch format {
+        case _ where format.isISOBaseMedia:
+            return "\(label) is a timecode track: its start \(start) is kept as a new one"
+        case .mkv: return "\(label) is a timecode track: its start \(start) is kept as the video track's TIMECODE tag"
+        default: return "\(label) is a timecode track and was not copied: \(format) cannot hold its start \(start)"
         }
     }
 
@@ -190,6 +211,9 @@ final class RemuxPlan {
             }
             av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
             stream.pointee.disposition = source.pointee.disposition
+            // As fftools' stream copy does: the mov muxer needs the frame rate to write a video track's
+            // `timecode` tag as a QuickTime timecode (tmcd) track, and refuses the tag without it.
+            stream.pointee.avg_frame_rate = source.pointee.avg_frame_rate
             for index in 0..<Int(source.pointee.nb_side_data) {
                 let item = source.pointee.side_data[index]
                 guard let copy = av_stream_new_side_data(stream, item.type, item.size) else {
