@@ -68,7 +68,8 @@ public enum Oracle {
                 "-v", "error", "-select_streams", spec, "-count_packets", "-show_entries",
                 "stream=nb_read_packets", "-of", "csv=p=0", path,
             ])
-        let first = output.text.split(separator: "\n").first.map(String.init) ?? ""
+        // A stream with side data (a display matrix) prints "1," rather than "1".
+        let first = output.text.split(separator: "\n").first?.split(separator: ",").first.map(String.init) ?? ""
         return Int(first.trimmingCharacters(in: .whitespaces)) ?? -1
     }
 
