@@ -45,4 +45,24 @@ import Testing
             input: input, output: output, primingMayShow: !format.signalsPriming, hiddenMayShow: hidden)
         #expect(problems.isEmpty, "\(format): \(problems)")
     }
+
+    /// A real iPhone Dolby Vision recording (androidx/media's test data): B-frames with negative composition
+    /// offsets, which libav 5.1 demuxes with pts < dts, and an edit list that ends before the last decoded
+    /// frame. Whole ISO outputs are frame-exact; a fragmented one cannot end the edit and says so.
+    @Test(arguments: [ContainerFormat.mp4, .mov])
+    func theDolbyVisionRecordingIsExact(format: ContainerFormat) throws {
+        let input = RealMedia.bundledDirectory + "/androidx_media/dolbyVision-hdr.MOV"
+        let scratch = try Scratch("dolby-vision")
+        let output = scratch.file("out.\(format.fileExtension)")
+        let result = try RemuxJob(input: input, output: output, options: try .init(format: format)).run(JobContext())
+        #expect(!result.warnings.contains { $0.contains("edit list") }, "\(result.warnings)")
+        #expect(try Lossless.problems(input: input, output: output, primingMayShow: false).isEmpty)
+        let duration = try #require(Double(try Oracle.format(output)["duration"] as? String ?? ""))
+        #expect(abs(duration - 64.0 / 600) < 0.001)
+
+        let fragmented = scratch.file("fragmented.\(format.fileExtension)")
+        let options = try RemuxJob.Options(format: format, fragmented: true)
+        let warned = try RemuxJob(input: input, output: fragmented, options: options).run(JobContext()).warnings
+        #expect(warned.contains { $0.contains("track 0 (hevc): 1 frame that the input's edit list hides") })
+    }
 }

@@ -21,6 +21,8 @@ struct PacketWriter {
     private var decodeTimes = DecodeTimeShift()
     /// Per track, how many packets the input's edit list hides that the output will show.
     private var hiddenButShown: [Int: Int] = [:]
+    /// Tracks with frames the input's edit list hides past its end, whose output edit must end early.
+    private(set) var hiddenPastEnd: Set<Int> = []
 
     init(output: OutputFile, plan: RemuxPlan, window: TrimWindow) {
         self.output = output
@@ -72,9 +74,7 @@ struct PacketWriter {
 
     private mutating func process(_ packet: Packet, route: RemuxPlan.Route) throws {
         if packetCounts[route.inputIndex, default: 0] == 0 { notePriming(packet, route: route) }
-        if packet.isDiscarded, !plan.format.isISOBaseMedia || (packet.pts ?? 0) >= 0 {
-            hiddenButShown[route.inputIndex, default: 0] += 1
-        }
+        if packet.isDiscarded { noteHidden(packet, route: route) }
         packetCounts[route.inputIndex, default: 0] += 1
         let shift = window.shift(for: route.inputTimeBase)
         if shift != 0 {
@@ -145,8 +145,19 @@ struct PacketWriter {
         return shifted
     }
 
-    /// Warnings for the packets an edit list of the input hides and the output shows: every target but the
-    /// ISO family has no edit list, and libav 5.1's ISO muxers hide only what comes before the first frame.
+    /// Notes a packet the input's edit list decodes but does not show. The ISO muxers hide what comes
+    /// before the first shown frame by themselves, and what comes after the input's end once `ISOEditEnd`
+    /// has shortened their edit (whole, untrimmed files only); other targets show it.
+    private mutating func noteHidden(_ packet: Packet, route: RemuxPlan.Route) {
+        let pastEnd = route.inputEnd.map { (packet.pts ?? .min) >= $0 } ?? false
+        if pastEnd, plan.signalsPriming, window.cutStart == nil, !window.cutsEnd {
+            hiddenPastEnd.insert(route.inputIndex)
+        } else if pastEnd || !plan.format.isISOBaseMedia {
+            hiddenButShown[route.inputIndex, default: 0] += 1
+        }
+    }
+
+    /// Warnings for the packets an edit list of the input hides and the output shows.
     var editListWarnings: [String] {
         hiddenButShown.sorted { $0.key < $1.key }.compactMap { index, count in
             guard let route = plan.routes[index] else { return nil }

@@ -89,6 +89,15 @@ public struct RemuxJob: Sendable {
             emptyTracks.append("track \(route.inputIndex) (\(route.codec)) holds no samples; \(fate)")
         }
         try destination.finish()
+        // libav's mov muxer names tracks 1, 2, … in output stream order.
+        try ISOEditEnd.limit(
+            path: output,
+            shown: Dictionary(
+                uniqueKeysWithValues: writer.hiddenPastEnd.compactMap { index in
+                    plan.routes[index].flatMap { route in
+                        route.inputEnd.map { (UInt32(route.outputIndex + 1), Double($0) * av_q2d(route.inputTimeBase)) }
+                    }
+                }))
         context.reportProgress(1)
         return RemuxResult(
             outputs: [output],
