@@ -9,6 +9,7 @@ import Testing
 @Suite struct RealMediaTests {
     static let okFiles = RealMedia.all().filter { $0.expect == "ok" }
     static let brokenFiles = RealMedia.all().filter { $0.expect == "broken" }
+    static let editListFiles = RealMedia.all().filter { $0.expect == "edit-list" }
 
     @Test func manifestIsPresent() {
         #expect(
@@ -44,6 +45,39 @@ import Testing
             let problems = try Lossless.problems(
                 input: file.path, output: output, primingMayShow: !format.signalsPriming)
             #expect(problems.isEmpty, "\(file.name) → \(format): \(problems) (warnings: \(result.warnings))")
+        }
+    }
+
+    /// Files whose edit list hides decoded frames or samples: where the target cannot hide them too
+    /// (Matroska; an ISO file for frames past the end), the job says so, and what the input shows is all there.
+    @Test(arguments: editListFiles)
+    func editListsKeepWhatIsShownAndNameWhatIsNot(file: RealMedia) throws {
+        let scratch = try Scratch("real")
+        for format in [ContainerFormat.mp4, .mkv] {
+            let output = scratch.file("out.\(format.rawValue)")
+            let result = try RemuxJob(input: file.path, output: output, options: try .init(format: format))
+                .run(JobContext())
+            let shown = result.warnings.contains { $0.contains("input's edit list hides") }
+            #expect(shown || format.isISOBaseMedia, "\(file.name) → \(format): \(result.warnings)")
+            let problems = try Lossless.problems(
+                input: file.path, output: output, primingMayShow: !format.signalsPriming, hiddenMayShow: shown)
+            #expect(problems.isEmpty, "\(file.name) → \(format): \(problems) (warnings: \(result.warnings))")
+        }
+    }
+
+    /// A 3GP phone recording packs 50 AMR-NB frames into a sample; libav's decoder reads only the first
+    /// frame of a packet, so every target gets one frame a packet and decodes to the full sample count.
+    @Test func packedAMRFramesComeOutOneAPacket() throws {
+        let file = try #require(RealMedia.all().first { $0.name.hasSuffix("MOV00006.3gp") })
+        let frames = try Oracle.packets(file.path, stream: "a:0").reduce(0) {
+            $0 + (Int($1["size"] as? String ?? "") ?? 0) / 32
+        }
+        let scratch = try Scratch("amr")
+        for format in [ContainerFormat.mp4, .mkv] {
+            let output = scratch.file("out.\(format.rawValue)")
+            _ = try RemuxJob(input: file.path, output: output, options: try .init(format: format)).run(JobContext())
+            #expect(try Oracle.packetCount(output, stream: "a:0") == frames, "\(format)")
+            #expect(try Oracle.decodeAudio(output).count == frames * 160, "\(format)")
         }
     }
 

@@ -44,4 +44,33 @@ import Testing
         }
         #expect(try scratch.listing() == ["init.mp4"])
     }
+
+    /// A fragmented MP4 whose second video track has no samples at all, beside video and audio that do.
+    static func emptyTrackMP4() throws -> String {
+        try Fixtures.make(
+            "empty-track.mp4",
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1", "-f", "lavfi", "-i",
+                "testsrc=size=160x120:rate=25:duration=1", "-f", "lavfi", "-i", "sine=duration=1", "-map", "0",
+                "-map", "1", "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-frames:v:1", "0",
+                "-movflags", "frag_keyframe+empty_moov", "-f", "mp4",
+            ])
+    }
+
+    /// The tracks with samples come out whole; the empty one is named, with what became of it: the ISO
+    /// muxers write no track without samples, Matroska keeps an empty one.
+    @Test func aTrackWithoutSamplesIsNamedAndTheOthersAreKept() throws {
+        let input = try Self.emptyTrackMP4()
+        let scratch = try Scratch("empty-track")
+        for (format, fate) in [(ContainerFormat.mp4, "the mp4 output has no such track"), (.mkv, "empty in the mkv")] {
+            let output = scratch.file("out.\(format.fileExtension)")
+            let result = try RemuxJob(input: input, output: output, options: try .init(format: format))
+                .run(JobContext())
+            #expect(result.warnings.contains { $0.contains("track 1 (h264) holds no samples") && $0.contains(fate) })
+            let tracks = try Oracle.streams(output).count
+            #expect(tracks == (format == .mp4 ? 2 : 3))
+            let problems = try Lossless.problems(input: input, output: output, primingMayShow: !format.signalsPriming)
+            #expect(problems.isEmpty, "\(format): \(problems)")
+        }
+    }
 }

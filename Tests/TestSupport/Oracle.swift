@@ -59,7 +59,8 @@ public enum Oracle {
         return output.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
-    /// Number of packets in stream `spec` (e.g. "v:0") as ffprobe counts them.
+    /// Number of packets in stream `spec` (e.g. "v:0") as ffprobe counts them; -1 where it cannot (N/A for a
+    /// stream without packets whose format it never learned).
     public static func packetCount(_ path: String, stream spec: String) throws -> Int {
         let output = try Command.run(
             "ffprobe",
@@ -67,7 +68,8 @@ public enum Oracle {
                 "-v", "error", "-select_streams", spec, "-count_packets", "-show_entries",
                 "stream=nb_read_packets", "-of", "csv=p=0", path,
             ])
-        let first = output.text.split(separator: "\n").first.map(String.init) ?? ""
+        // A stream with side data (a display matrix) prints "1," rather than "1".
+        let first = output.text.split(separator: "\n").first?.split(separator: ",").first.map(String.init) ?? ""
         return Int(first.trimmingCharacters(in: .whitespaces)) ?? -1
     }
 
@@ -78,11 +80,14 @@ public enum Oracle {
     }
 
     /// Per-frame MD5s of the first video stream as stored (no rotation, no frame-rate conversion).
-    public static func videoFrameHashes(_ path: String) throws -> [String] {
+    public static func videoFrameHashes(_ path: String) throws -> [String] { try frameHashes(path, stream: "v:0") }
+
+    /// Per-frame MD5s of stream `spec` (e.g. "v:0") as stored (no rotation, no frame-rate conversion).
+    public static func frameHashes(_ path: String, stream spec: String) throws -> [String] {
         let output = try Command.run(
             "ffmpeg",
             [
-                "-v", "error", "-autorotate", "0", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                "-v", "error", "-autorotate", "0", "-i", path, "-map", "0:\(spec)", "-fps_mode", "passthrough",
                 "-f", "framemd5", "-",
             ])
         return output.text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {

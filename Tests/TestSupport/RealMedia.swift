@@ -1,6 +1,7 @@
 import Foundation
 
-/// The real-world files in `../shared/media/real/`, as MANIFEST.tsv describes them.
+/// The real-world files in `../shared/media/real/` and in the repository's `Tests/Media/real/`, as the
+/// MANIFEST.tsv of each describes them.
 public struct RealMedia: Sendable, CustomStringConvertible {
     public var path: String
     public var name: String
@@ -18,8 +19,17 @@ public struct RealMedia: Sendable, CustomStringConvertible {
         return repo.deletingLastPathComponent().appendingPathComponent("shared/media/real").path
     }
 
-    /// Every file in the manifest; empty when the directory is missing.
-    public static func all() -> [RealMedia] {
+    /// The small files kept in the repository (`Tests/Media/real`), with their licences in LICENSES.txt.
+    public static var bundledDirectory: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Media/real").path
+    }
+
+    /// Every file of both manifests; a missing directory adds none.
+    public static func all() -> [RealMedia] { files(in: directory) + files(in: bundledDirectory) }
+
+    /// Every file in the manifest of `directory`; empty when it is missing.
+    public static func files(in directory: String) -> [RealMedia] {
         guard let text = try? String(contentsOfFile: directory + "/MANIFEST.tsv", encoding: .utf8) else { return [] }
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)

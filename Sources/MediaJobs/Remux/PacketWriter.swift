@@ -8,6 +8,7 @@ import MediaCore
 /// decode time except the last one's, which they take from the packet: left at zero, an edit list would
 /// hide the final frame. So a packet without a duration is held until the next one of its track arrives
 /// (duration = DTS difference); the track's last one ends where the input says the track ends.
+/// Video packets pass through `DecodeTimeShift` first, so none is shown before it is decoded.
 struct PacketWriter {
     let output: OutputFile
     let plan: RemuxPlan
@@ -21,6 +22,11 @@ struct PacketWriter {
     private var ends: [Int: Double] = [:]
     /// Input indexes of the video tracks written with a pts other than their dts (reordered frames).
     private var reordered: Set<Int> = []
+    private var decodeTimes = DecodeTimeShift()
+    /// Per track, how many packets the input's edit list hides that the output will show.
+    private var hiddenButShown: [Int: Int] = [:]
+    /// Tracks with frames the input's edit list hides past its end, whose output edit must end early.
+    private(set) var hiddenPastEnd: Set<Int> = []
 
     init(output: OutputFile, plan: RemuxPlan, window: TrimWindow) {
         self.output = output
@@ -29,6 +35,14 @@ struct PacketWriter {
     }
 
     mutating func write(_ packet: Packet, route: RemuxPlan.Route) throws {
+        guard route.kind == AVMEDIA_TYPE_VIDEO else { return try writeDecodable(packet, route: route) }
+        for ready in try decodeTimes.admit(packet, track: route.inputIndex) {
+            try writeDecodable(ready, route: route)
+        }
+    }
+
+    /// Writes `packet`, whose decode time is not after its presentation time.
+    private mutating func writeDecodable(_ packet: Packet, route: RemuxPlan.Route) throws {
         if let previous = undated.removeValue(forKey: route.inputIndex) {
             if let start = previous.dts, let next = packet.dts, let step = Self.distance(from: start, to: next) {
                 previous.duration = step
@@ -45,6 +59,9 @@ struct PacketWriter {
 
     /// Writes the packets still held for a duration, at the end of the input.
     mutating func flushHeldPackets(routes: [Int: RemuxPlan.Route], trimmedAtEnd: Bool) throws {
+        for (index, packet) in try decodeTimes.drain() {
+            try writeDecodable(packet, route: routes[index]!)
+        }
         for (index, packet) in undated.sorted(by: { $0.key < $1.key }) {
             let route = routes[index]!
             if !trimmedAtEnd, let end = route.inputEnd, let pts = packet.pts,
@@ -61,6 +78,7 @@ struct PacketWriter {
 
     private mutating func process(_ packet: Packet, route: RemuxPlan.Route) throws {
         if packetCounts[route.inputIndex, default: 0] == 0 { notePriming(packet, route: route) }
+        if packet.isDiscarded { noteHidden(packet, route: route) }
         packetCounts[route.inputIndex, default: 0] += 1
         let shift = window.shift(for: route.inputTimeBase)
         if shift != 0 {
@@ -149,6 +167,29 @@ struct PacketWriter {
             ContainerLimits.lostPresentationOrder(format: plan.format, track: "track \($0)")
         }
         return order + (clock.map { [$0] } ?? [])
+    }
+
+    /// Notes a packet the input's edit list decodes but does not show. The ISO muxers hide what comes
+    /// before the first shown frame by themselves, and what comes after the input's end once `ISOEditEnd`
+    /// has shortened their edit (whole, untrimmed files only); other targets show it.
+    private mutating func noteHidden(_ packet: Packet, route: RemuxPlan.Route) {
+        let pastEnd = route.inputEnd.map { (packet.pts ?? .min) >= $0 } ?? false
+        if pastEnd, plan.signalsPriming, window.cutStart == nil, !window.cutsEnd {
+            hiddenPastEnd.insert(route.inputIndex)
+        } else if pastEnd || !plan.format.isISOBaseMedia {
+            hiddenButShown[route.inputIndex, default: 0] += 1
+        }
+    }
+
+    /// Warnings for the packets an edit list of the input hides and the output shows.
+    var editListWarnings: [String] {
+        hiddenButShown.sorted { $0.key < $1.key }.compactMap { index, count in
+            guard let route = plan.routes[index] else { return nil }
+            let what = route.kind == AVMEDIA_TYPE_VIDEO ? "frame" : "packet"
+            return
+                "track \(index) (\(route.codec)): \(count) \(what)\(count == 1 ? "" : "s") that the input's edit list "
+                + "hides (decoded, not shown) \(count == 1 ? "is" : "are") shown in the \(plan.format) output, which cannot hide them"
+        }
     }
 
     private mutating func notePriming(_ packet: Packet, route: RemuxPlan.Route) {

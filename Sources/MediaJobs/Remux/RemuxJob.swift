@@ -81,14 +81,27 @@ public struct RemuxJob: Sendable {
         } else if writer.packetCounts[anchor.inputIndex, default: 0] == 0, trimmed {
             throw MediaError(.emptySelection, "no \(anchor.codec) frames fall between start and end")
         }
+        // libav 5.1's ISO muxers write no `trak` for a track without samples; Matroska keeps its entry.
+        let fate =
+            plan.format.isISOBaseMedia
+            ? "the \(plan.format) output has no such track" : "it is empty in the \(plan.format) output too"
         for route in routes where writer.packetCounts[route.inputIndex, default: 0] == 0 {
-            emptyTracks.append(
-                "track \(route.inputIndex) (\(route.codec)) holds no samples; it is empty in the output too")
+            emptyTracks.append("track \(route.inputIndex) (\(route.codec)) holds no samples; \(fate)")
         }
-        let warnings: [String] = fpsWarning + plan.warnings + writer.warnings + writer.containerWarnings() + emptyTracks
-        let rewrite: ((String) throws -> Void)? =
-            options.writesFragments ? { try MovieExtendsHeader.insert(intoFileAt: $0) } : nil
-        try destination.finish(rewrite: rewrite)
+        // libav's mov muxer names tracks 1, 2, … in output stream order.
+        let shownEnds = Dictionary(
+            uniqueKeysWithValues: writer.hiddenPastEnd.compactMap { index in
+                plan.routes[index].flatMap { route in
+                    route.inputEnd.map { (UInt32(route.outputIndex + 1), Double($0) * av_q2d(route.inputTimeBase)) }
+                }
+            })
+        let warnings =
+            fpsWarning + plan.warnings + writer.warnings + writer.containerWarnings() + writer.editListWarnings
+            + emptyTracks
+        try destination.finish { path in
+            if options.writesFragments { try MovieExtendsHeader.insert(intoFileAt: path) }
+            try ISOEditEnd.limit(path: path, shown: shownEnds)
+        }
         context.reportProgress(1)
         return RemuxResult(
             outputs: [output], warnings: warnings, muxer: plan.muxer,

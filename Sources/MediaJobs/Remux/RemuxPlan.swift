@@ -11,7 +11,9 @@ final class RemuxPlan {
         let codec: String
         let inputTimeBase: AVRational
         let filter: BitstreamFilter?
-        /// AMR-NB samples with several frames must become one packet per frame for the ISO muxers.
+        /// AMR-NB samples with several frames (3GP phone recordings pack up to 50) become one packet per
+        /// frame: the ISO muxers require it, and libav's AMR decoder reads only the first frame of a packet,
+        /// so a Matroska file of packed samples played a fifth or less of the audio.
         let splitsAMRFrames: Bool
         /// Where the track ends (start + duration) in its time base, when the container says.
         let inputEnd: Int64?
@@ -44,7 +46,9 @@ final class RemuxPlan {
         }
         for stream in input.streams {
             let parameters = stream.pointee.codecpar.pointee
-            let label = "track \(stream.pointee.index) (\(String(cString: avcodec_get_name(parameters.codec_id))))"
+            let info = MediaInfo.Track(describing: stream)
+            let label =
+                "track \(info.index) (\(parameters.codec_id == AV_CODEC_ID_NONE ? info.codecTag ?? "unknown" : info.codec))"
             if stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
                 if options.format.storesCoverArt, stream.pointee.attached_pic.size > 0 {
                     pictures.append(stream)
@@ -58,7 +62,7 @@ final class RemuxPlan {
                 // reported) as chapters, and the muxer writes its own chapter track.
                 continue
             } else if parameters.codec_type != AVMEDIA_TYPE_AUDIO && parameters.codec_type != AVMEDIA_TYPE_VIDEO {
-                skipped.append("\(label) is a \(MediaInfo.Track(describing: stream).kind) track and was not copied")
+                skipped.append(Self.note(skipping: info, label: label, of: input, format: options.format))
             } else if parameters.codec_id == AV_CODEC_ID_NONE {
                 skipped.append("\(label) has an unknown codec and was not copied")
             } else if !Self.wanted(parameters.codec_type, options) {
@@ -84,7 +88,7 @@ final class RemuxPlan {
                 codec: String(cString: avcodec_get_name(parameters.pointee.codec_id)),
                 inputTimeBase: stream.pointee.time_base,
                 filter: try Self.conversion(for: stream, format: options.format),
-                splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB && options.format.isISOBaseMedia,
+                splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB,
                 inputEnd: Self.end(of: stream))
             noteLosses(stream)
             let reorders = parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO && parameters.pointee.video_delay > 0
@@ -93,6 +97,25 @@ final class RemuxPlan {
             {
                 warnings.append(lost)
             }
+        }
+    }
+
+    /// What becomes of a track that is neither audio nor video. A QuickTime timecode (`tmcd`) track is not
+    /// copied as such, but libav hands its start to the video track as a `timecode` tag, which the ISO
+    /// muxers write as a new timecode track and Matroska as a tag; the other targets lose it.
+    private static func note(
+        skipping track: MediaInfo.Track, label: String, of input: InputFile, format: ContainerFormat
+    ) -> String {
+        let timecode = input.streams.lazy.compactMap { av_dict_get($0.pointee.metadata, "timecode", nil, 0) }.first
+        guard track.codecTag == "tmcd", let timecode else {
+            return "\(label) is a \(track.kind) track and was not copied"
+        }
+        let start = String(cString: timecode.pointee.value)
+        switch format {
+        case _ where format.isISOBaseMedia:
+            return "\(label) is a timecode track: its start \(start) is kept as a new one"
+        case .mkv: return "\(label) is a timecode track: its start \(start) is kept as the video track's TIMECODE tag"
+        default: return "\(label) is a timecode track and was not copied: \(format) cannot hold its start \(start)"
         }
     }
 
@@ -195,8 +218,9 @@ final class RemuxPlan {
             av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
             stream.pointee.disposition = source.pointee.disposition
             // What fftools' stream copy (`init_output_stream_streamcopy`) carries over besides the codec
-            // parameters: FLV states its `framerate` and Matroska its default duration from these, and
-            // without them FLV declares the time base's 1000 fps.
+            // parameters: FLV states its `framerate` and Matroska its default duration from these (without
+            // them FLV declares the time base's 1000 fps), and the mov muxer needs the frame rate to write a
+            // video track's `timecode` tag as a QuickTime timecode (tmcd) track.
             stream.pointee.avg_frame_rate = source.pointee.avg_frame_rate
             stream.pointee.r_frame_rate = source.pointee.r_frame_rate
             stream.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio

@@ -75,6 +75,9 @@ final class TrimWindow {
         return .write
     }
 
+    /// Whether the output is to end before the input does.
+    var cutsEnd: Bool { requestedEnd != nil }
+
     func hold(_ packet: Packet) throws { held.append(try packet.clone()) }
 
     /// Held packets that now fall inside the window (all of them once the input has ended).
