@@ -11,15 +11,19 @@ NGINX := $(CURDIR)/$(NGINX_ROOT)/usr/sbin/nginx
 ## What the tests call besides the oracle: systemd-analyze (the unit file check), readelf/ldd (the
 ## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests), openssl (HMAC checks and
 ## the certificates of the https receivers).
-TEST_APT_PACKAGES := systemd binutils procps mount openssl python3-pip
+## chromium and chromium-driver run the web console's browser test (ConsoleBrowserTests, through Selenium).
+TEST_APT_PACKAGES := systemd binutils procps mount openssl python3-pip chromium chromium-driver
 ## The Python packages of the API tests. httplint (the engine of REDbot) lints live responses in
 ## HTTPLintTests; schemathesis runs against a live server in SchemathesisTests. Both are pinned: a new release
 ## adds checks and generators, and `make test` must not start failing on its own (both run on Debian 12's
 ## Python 3.11).
+## Selenium drives headless Chromium in ConsoleBrowserTests, given Debian's chromedriver explicitly (its
+## Selenium Manager, which would download a driver, is never used).
 HTTPLINT_VERSION := 2026.10.4
 SCHEMATHESIS_VERSION := 4.32.5
+SELENIUM_VERSION := 4.51.0
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml httplint==$(HTTPLINT_VERSION) \
-	schemathesis==$(SCHEMATHESIS_VERSION)
+	schemathesis==$(SCHEMATHESIS_VERSION) selenium==$(SELENIUM_VERSION)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -59,7 +63,8 @@ test-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
 	@python3 -c 'import openapi_spec_validator, jsonschema, yaml, importlib.metadata as m; \
 		assert m.version("schemathesis") == "$(SCHEMATHESIS_VERSION)"; \
-		assert m.version("httplint") == "$(HTTPLINT_VERSION)"' 2>/dev/null || { \
+		assert m.version("httplint") == "$(HTTPLINT_VERSION)"; \
+		assert m.version("selenium") == "$(SELENIUM_VERSION)"' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
 			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \
