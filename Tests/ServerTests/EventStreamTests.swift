@@ -39,6 +39,9 @@ import Testing
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         curl.arguments = ["curl", "-N", "-sS", "--max-time", String(seconds), "-o", output] + arguments + [url]
+        // Not the test's own output: a test runner waits for every holder of its pipes to close them.
+        curl.standardOutput = FileHandle.nullDevice
+        curl.standardError = FileHandle.nullDevice
         try curl.run()
         return curl
     }
@@ -90,7 +93,7 @@ import Testing
 
         let output = scratch.file("alice.events")
         let curl = try Self.follow(server.url("/events"), alice, seconds: 60, output: output)
-        defer { if curl.isRunning { curl.terminate() } }
+        defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
         let body = { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
         #expect(Self.eventually(10) { body().contains("retry:") }, "the stream starts at once")
 
@@ -122,5 +125,24 @@ import Testing
         #expect(server.stop() == 0)
         curl.waitUntilExit()
         #expect(curl.terminationStatus == 0)
+    }
+
+    /// A stream holds its connection's place under `--max-connections`, and gives it back as soon as its
+    /// client goes: the closed connection ends the stream without waiting for the next heartbeat.
+    @Test(.timeLimit(.minutes(2))) func streamsCountAsConnectionsUntilTheirClientGoes() throws {
+        let scratch = try Scratch("events-limit")
+        let server = try ServerProcess(["--max-connections", "2"])
+        let first = try Self.follow(server.url("/events"), seconds: 60, output: scratch.file("first"))
+        let second = try Self.follow(server.url("/events"), seconds: 60, output: scratch.file("second"))
+        defer { [first, second].filter(\.isRunning).forEach { kill($0.processIdentifier, SIGKILL) } }
+        let started = { (name: String) in
+            ((try? String(contentsOfFile: scratch.file(name), encoding: .utf8)) ?? "").contains("retry:")
+        }
+        #expect(Self.eventually(10) { started("first") && started("second") })
+        #expect(try Curl.run(server.url("/healthz")).errorCode == "server_busy")
+        // SIGKILL, a client that vanishes (curl started from the test runner ran on to --max-time on SIGTERM).
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        #expect(try Self.eventually(5) { try Curl.run(server.url("/healthz")).status == 200 })
     }
 }

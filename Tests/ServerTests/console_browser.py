@@ -4,7 +4,8 @@ Usage: console_browser.py OPEN_URL TOKEN_URL TOKEN MEDIA ARTIFACTS
 
 OPEN_URL is a server without tokens, TOKEN_URL one with `--auth-tokens` that knows TOKEN. On each: open the
 page, (give the token,) choose MEDIA, pick remux, submit, see the job reach `succeeded` in the list without
-reloading, open it, and play the output until its media element has data (`readyState` >= 2). The browser's
+reloading, open it, and play the output until its media element has data (`readyState` >= 2); between the
+two, the list in a 375 px window (no sideways scrolling) with `prefers-color-scheme: dark`. The browser's
 console must stay free of errors. Screenshots go to ARTIFACTS. Prints `{"problems": [...], "screenshots":
 [...]}` and exits 0; the Swift test judges the problems.
 """
@@ -91,7 +92,13 @@ try:
     overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
     if overflow > 0:
         problems.append(f"narrow: the page is {overflow} px wider than a 375 px window")
-    shoot(driver, "narrow")
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+    if background != "rgb(18, 20, 23)":
+        problems.append(f"dark: prefers-color-scheme: dark leaves the background {background}")
+    driver.execute_script("document.getElementById('jobs-title').scrollIntoView()")
+    shoot(driver, "narrow-dark")
     console_errors(driver, "narrow")
 
     driver.set_window_size(1280, 1000)
