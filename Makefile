@@ -57,8 +57,9 @@ apt-install:
 
 ## Installs the Debian tools the tests call and the Python packages of the API tests (openapi_check.py and
 ## response_check.py validate the spec and live responses, http_lint.py lints live responses,
-## SchemathesisTests runs schemathesis against a live server); where pip refuses to touch an "externally
-## managed" Python (Debian's own), they are installed for the user instead.
+## SchemathesisTests runs schemathesis against a live server, console_browser.py drives Chromium with
+## Selenium); where pip refuses to touch an "externally managed" Python (Debian's own), they are installed
+## for the user instead.
 test-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
 	@python3 -c 'import openapi_spec_validator, jsonschema, yaml, importlib.metadata as m; \
