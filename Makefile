@@ -12,20 +12,25 @@ NGINX := $(CURDIR)/$(NGINX_ROOT)/usr/sbin/nginx
 ## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests), openssl (HMAC checks and
 ## the certificates of the https receivers).
 ## The independent parsers that read every output format (Tests/TestSupport/Parsers.swift): GStreamer
-## (gst-launch-1.0, gst-discoverer-1.0 and its demuxers, parsers and decoders), mkvmerge, tsreport, mediainfo.
+## (gst-launch-1.0, gst-discoverer-1.0 and its demuxers, parsers and decoders), mkvmerge, tsreport, mediainfo;
+## chromium and chromium-driver run the web console's browser test (ConsoleBrowserTests, through Selenium).
 TEST_APT_PACKAGES := systemd binutils procps mount openssl python3-pip \
 	gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
-	gstreamer1.0-libav mkvtoolnix tstools mediainfo
+	gstreamer1.0-libav mkvtoolnix tstools mediainfo chromium chromium-driver
 ## The Python packages of the API tests. httplint (the engine of REDbot) lints live responses in
 ## HTTPLintTests; schemathesis runs against a live server in SchemathesisTests. Both are pinned: a new release
 ## adds checks and generators, and `make test` must not start failing on its own (both run on Debian 12's
 ## Python 3.11).
+## Selenium drives headless Chromium in ConsoleBrowserTests, given Debian's chromedriver explicitly (its
+## Selenium Manager, which would download a driver, is never used).
 HTTPLINT_VERSION := 2026.10.4
 SCHEMATHESIS_VERSION := 4.32.5
 ## standardwebhooks (the reference library of standardwebhooks.com) verifies deliveries in StandardWebhookTests.
 STANDARDWEBHOOKS_VERSION := 1.1.0
+SELENIUM_VERSION := 4.51.0
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml httplint==$(HTTPLINT_VERSION) \
-	schemathesis==$(SCHEMATHESIS_VERSION) standardwebhooks==$(STANDARDWEBHOOKS_VERSION)
+	schemathesis==$(SCHEMATHESIS_VERSION) standardwebhooks==$(STANDARDWEBHOOKS_VERSION) \
+	selenium==$(SELENIUM_VERSION)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -59,14 +64,16 @@ apt-install:
 
 ## Installs the Debian tools the tests call and the Python packages of the API tests (openapi_check.py and
 ## response_check.py validate the spec and live responses, http_lint.py lints live responses,
-## SchemathesisTests runs schemathesis against a live server); where pip refuses to touch an "externally
-## managed" Python (Debian's own), they are installed for the user instead.
+## SchemathesisTests runs schemathesis against a live server, console_browser.py drives Chromium with
+## Selenium); where pip refuses to touch an "externally managed" Python (Debian's own), they are installed
+## for the user instead.
 test-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
 	@python3 -c 'import openapi_spec_validator, jsonschema, yaml, importlib.metadata as m; \
 		assert m.version("schemathesis") == "$(SCHEMATHESIS_VERSION)"; \
 		assert m.version("httplint") == "$(HTTPLINT_VERSION)"; \
-		assert m.version("standardwebhooks") == "$(STANDARDWEBHOOKS_VERSION)"' 2>/dev/null || { \
+		assert m.version("standardwebhooks") == "$(STANDARDWEBHOOKS_VERSION)"; \
+		assert m.version("selenium") == "$(SELENIUM_VERSION)"' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
 			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \

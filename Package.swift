@@ -77,7 +77,9 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The web console's HTML, CSS and JavaScript, compiled into the binary as byte arrays.
+            resources: [.embedInCode("ConsoleAssets")]
         ),
         .executableTarget(
             name: "mediad",
@@ -97,8 +99,11 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "MediadClient", "MediadHTTP", "MediadRuntime", "MediaJobs", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "Server", "MediadClient", "MediadHTTP", "MediadRuntime", "MediaJobs", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["openapi_check.py", "http_lint.py", "response_check.py", "schemathesis.toml"]),
+            exclude: [
+                "openapi_check.py", "http_lint.py", "response_check.py", "schemathesis.toml", "console_browser.py",
+            ]),
     ]
 )

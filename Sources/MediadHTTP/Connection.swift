@@ -6,6 +6,8 @@ import NIOHTTP1
 package struct Connection {
     package let responder: any Responder
     package let accessLog: AccessLog
+    /// Where streamed responses register, so that shutdown can end them.
+    package let streams: OpenStreams
     /// Longest request target (path and query) accepted; longer ones get 414.
     package static let maxTargetLength = 8192
     /// Most of an unread body read and dropped to keep the connection for the next request.
@@ -18,7 +20,8 @@ package struct Connection {
             let parts = InboundParts(inbound)
             while let part = try await parts.next() {
                 guard case .head(let head) = part else { continue }
-                let keepOpen = try await serve(head, parts: parts, outbound: outbound)
+                let keepOpen = try await serve(
+                    head, parts: parts, outbound: outbound, closed: channel.channel.closeFuture)
                 if !keepOpen {
                     // `executeThenClose` closes at once, dropping bytes the socket has not taken yet (a large
                     // download to a slow client); a half-close first completes only once they are written.
@@ -39,7 +42,8 @@ package struct Connection {
 
     /// Answers one request; returns whether the connection can carry another.
     private func serve(
-        _ head: HTTPRequestHead, parts: InboundParts, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        _ head: HTTPRequestHead, parts: InboundParts, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        closed: EventLoopFuture<Void>
     ) async throws -> Bool {
         let started = ContinuousClock.now
         let requestID = RequestID.resolve(head.headers.first(name: RequestID.header))
@@ -83,26 +87,34 @@ package struct Connection {
                 keepOpen = false
             }
         }
+        // A stream ends only when its producer returns: nothing can follow it on this connection.
+        if case .stream = response.body { keepOpen = false }
         response.headers.replaceOrAdd(name: RequestID.header, value: requestID)
         ResponseCompression.apply(to: &response, acceptEncoding: head.headers["accept-encoding"])
+        var streamed = 0
         defer {
-            let sent = head.method == .HEAD || response.status == .notModified ? 0 : response.bodyLength
+            let sent = head.method == .HEAD || response.status == .notModified ? 0 : response.bodyLength + streamed
             accessLog.record(
                 AccessLog.Entry(
                     method: head.method, uri: head.uri, route: route, status: response.status, sent: sent,
                     received: body.received, duration: ContinuousClock.now - started, requestID: requestID))
         }
-        try await write(response, for: head, keepOpen: keepOpen, to: outbound)
+        streamed = try await write(response, for: head, keepOpen: keepOpen, to: outbound, closed: closed)
         return keepOpen
     }
 
+    /// Writes the response; returns the bytes of a streamed body (the others' length is known before).
     private func write(
         _ response: Response, for request: HTTPRequestHead, keepOpen: Bool,
-        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
-    ) async throws {
+        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, closed: EventLoopFuture<Void>
+    ) async throws -> Int {
         var headers = response.headers
-        // 204 and 304 carry no body and no length of one (a 304 describes the full representation).
-        if response.status != .noContent && response.status != .notModified {
+        var streamed = 0
+        // 204 and 304 carry no body and no length of one (a 304 describes the full representation); a
+        // stream has no length: NIO's encoder sends it chunked.
+        if case .stream = response.body {
+            headers.remove(name: "content-length")
+        } else if response.status != .noContent && response.status != .notModified {
             headers.replaceOrAdd(name: "content-length", value: String(response.bodyLength))
         }
         if !keepOpen { headers.replaceOrAdd(name: "connection", value: "close") }
@@ -120,6 +132,10 @@ package struct Connection {
                 try await outbound.write(.body(.fileRegion(region)))
             case .file(let region):
                 try? region.fileHandle.close()
+            case .stream where request.method == .HEAD:
+                break
+            case .stream(let stream):
+                streamed = await produce(stream, to: outbound, closed: closed)
             }
             try await outbound.write(.end(nil))
         } catch {
@@ -129,6 +145,22 @@ package struct Connection {
             if case .file(let region) = response.body { try? region.fileHandle.close() }
             throw error
         }
+        return streamed
+    }
+
+    /// Runs a stream's producer until it returns, told to stop when the connection closes or the server
+    /// shuts down; returns the bytes it wrote.
+    private func produce(
+        _ stream: ResponseStream, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        closed: EventLoopFuture<Void>
+    ) async -> Int {
+        let end = StreamEnd()
+        closed.whenComplete { _ in end.fire() }
+        let key = streams.add(end)
+        defer { streams.remove(key) }
+        let writer = StreamWriter(outbound, end: end)
+        await stream.produce(writer)
+        return writer.bytesSent
     }
 }
 

@@ -38,6 +38,8 @@ public final class HTTPServer: Sendable {
     private let responder: any Responder
     private let accessLog = AccessLog(logger: Logger(label: "mediad.http"))
     package let connections: ConnectionLimit
+    /// Streamed responses under way, ended when the server stops accepting.
+    private let streams = OpenStreams()
 
     /// The port the server listens on (useful with port 0).
     public var localPort: Int { channel.channel.localAddress?.port ?? 0 }
@@ -82,7 +84,7 @@ public final class HTTPServer: Sendable {
     /// Accepts connections until `stopAccepting()`; connections already open are served to their end, or
     /// until the calling task is cancelled, which closes them.
     package func serve() async {
-        let connection = Connection(responder: responder, accessLog: accessLog)
+        let connection = Connection(responder: responder, accessLog: accessLog, streams: streams)
         try? await withThrowingDiscardingTaskGroup { group in
             try await channel.executeThenClose { clients in
                 for try await client in clients {
@@ -93,8 +95,10 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Closes the listening socket: no new connections.
+    /// Closes the listening socket: no new connections; streamed responses (event streams) end now,
+    /// cleanly, rather than be cut when the connections close at the end of the shutdown.
     package func stopAccepting() async {
+        streams.stopAll()
         try? await channel.channel.close()
     }
 }

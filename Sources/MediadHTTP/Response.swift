@@ -9,6 +9,8 @@ package struct Response {
         case bytes(ByteBuffer)
         /// Sent with sendfile; `FileRegionCloser` closes the handle once written.
         case file(FileRegion)
+        /// Written while it is made, chunked, and the connection closed after it.
+        case stream(ResponseStream)
     }
 
     package var status: HTTPResponseStatus
@@ -21,10 +23,10 @@ package struct Response {
         self.body = body
     }
 
-    /// Bytes the body will hold, for `Content-Length`.
+    /// Bytes the body will hold, for `Content-Length` (0 for a stream, which has none).
     package var bodyLength: Int {
         switch body {
-        case .empty: 0
+        case .empty, .stream: 0
         case .bytes(let buffer): buffer.readableBytes
         case .file(let region): region.readableBytes
         }

@@ -96,8 +96,14 @@ final class MediaService: Responder {
         case .downloadOutput: try await download(request, name: try request.parameter("name"))
         case .downloadPrimaryOutput: try await download(request, name: nil)
         case .showLog: try await showLog(request)
+        case .jobEvents: try await jobEvents(request)
+        case .events: events(request)
         case .probe, .probeByPut: try await probe(request)
-        case .index: .json(ServiceIndex())
+        case .index:
+            ConsoleAssets.wantsPage(request)
+                ? ConsoleAssets.page : Response.json(ServiceIndex(tokens: configuration.accessTokens != nil)).varying
+        case .catalog: .json(KindCatalog())
+        case .console: try ConsoleAssets.asset(try request.parameter("asset"))
         case .health: .json(["status": "ok"])
         case .readiness: try await readiness()
         case .openAPI: try await openAPI()
@@ -132,7 +138,10 @@ final class MediaService: Responder {
 extension Request {
     /// Whether the caller may see `record`: anyone without tokens; with tokens, its owner or an admin.
     /// Another token's job is answered as if it did not exist.
-    func maySee(_ record: JobRecord) -> Bool {
+    func maySee(_ record: JobRecord) -> Bool { Self.may(caller, see: record) }
+
+    /// `maySee` for a caller kept apart from its request (an event stream outlives the request's handler).
+    static func may(_ caller: RequestCaller?, see record: JobRecord) -> Bool {
         guard let caller else { return true }
         return caller.isAdmin || record.owner == caller.name
     }

@@ -57,4 +57,27 @@ import Testing
             for await whole in group { #expect(whole) }
         }
     }
+
+    /// Subscribers hear of each change (never of a write that changes nothing), hold one pending signal
+    /// however many changes come, and are dropped when their stream ends.
+    @Test func changesSignalSubscribersWithoutABacklog() async {
+        let index = JobIndex()
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        index.changes.subscribe(continuation)
+        #expect(index.changes.subscriberCount == 1)
+        var job = record(.queued)
+        let before = index.changes.generation
+        index[job.id] = job
+        index[job.id] = job
+        #expect(index.changes.generation == before + 1, "writing the same record again is no change")
+        for attempt in 1...1000 {
+            job.attempts = attempt
+            index[job.id] = job
+        }
+        continuation.finish()
+        var pending = 0
+        for await _ in signals { pending += 1 }
+        #expect(pending == 1, "a thousand changes leave one signal")
+        #expect(index.changes.subscriberCount == 0)
+    }
 }

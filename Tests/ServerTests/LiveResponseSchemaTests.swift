@@ -76,6 +76,7 @@ import Testing
             "info.json by name", "GET", "/jobs/{id}/outputs/{name}", "/jobs/\(demuxID)/outputs/info.json",
             expect: 200)
         try record.send("job log", "GET", "/jobs/{id}/log", "/jobs/\(id)/log", expect: 200)
+        try record.send("events of an ended job", "GET", "/jobs/{id}/events", "/jobs/\(id)/events", expect: 200)
 
         let cut = try scratch.write("cut.mp4", [UInt8](try Data(contentsOf: URL(fileURLWithPath: mp4)).prefix(40_000)))
         let failing = try record.send(
@@ -105,6 +106,10 @@ import Testing
         try record.send("readiness", "GET", "/readyz", "/readyz", expect: 200)
         try record.send("metrics", "GET", "/metrics", "/metrics", expect: 200)
         try record.send("openapi.yaml", "GET", "/openapi.yaml", "/openapi.yaml", expect: 200)
+        try record.send("index", "GET", "/", "/", expect: 200)
+        try record.send("console page", "GET", "/", "/", ["-H", "Accept: text/html"], expect: 200)
+        try record.send("console file", "GET", "/console/{asset}", "/console/app.js", expect: 200)
+        try record.send("catalog", "GET", "/catalog", "/catalog", expect: 200)
 
         let report = try Self.check(record.exchanges)
         #expect(report.checked == record.exchanges.count)
@@ -140,6 +145,9 @@ import Testing
             "no output", "GET", "/jobs/{id}/outputs/{name}", "/jobs/\(id)/outputs/none.mp4", auth,
             expect: 404)
         try record.send("no log", "GET", "/jobs/{id}/log", missing + "/log", auth, expect: 404)
+        try record.send("no events", "GET", "/jobs/{id}/events", missing + "/events", auth, expect: 404)
+        try record.send("events without a token", "GET", "/events", "/events", expect: 401)
+        try record.send("no console file", "GET", "/console/{asset}", "/console/none.js", expect: 404)
         try record.send(
             "range", "GET", "/jobs/{id}/output", "/jobs/\(id)/output", auth + ["-H", "Range: bytes=999999999-"],
             expect: 416)

@@ -22,6 +22,9 @@ import Testing
             // file that is no media (415 unsupported_format, 400 empty_input), a `callback_url` on a server
             // without `--webhook-secret` (400), and a `cursor` the server never issued (400) by design.
             "--exclude-checks", "positive_data_acceptance",
+            // `GET /events` streams until the server stops: every case would run into the request timeout.
+            // `EventStreamTests` follows it with curl; `GET /jobs/{id}/events` ends with its job and stays in.
+            "--exclude-operation-id", "events",
             // A few minutes at most (CI has 90 for everything): a bounded number of cases per operation, a
             // fixed seed so that a failure reproduces, no shrinking and no example database between runs.
             "--max-examples", "40", "--seed", "20261124", "--no-shrink", "--generation-database", "none",

@@ -13,11 +13,19 @@ package final class JobIndex: Sendable {
     }
 
     private let contents = Mutex(Contents())
+    /// Signalled after every record published or forgotten (not after progress, which runs report live).
+    package let changes = JobChanges()
 
     /// The record as last published (without live progress); setting nil forgets the job.
     package subscript(id: String) -> JobRecord? {
         get { contents.withLock { $0.records[id] } }
-        set { contents.withLock { $0.records[id] = newValue } }
+        set {
+            let changed = contents.withLock { contents in
+                defer { contents.records[id] = newValue }
+                return contents.records[id] != newValue
+            }
+            if changed { changes.publish() }
+        }
     }
 
     /// Every record, in no order.

@@ -27,14 +27,15 @@ package actor JobService {
     /// Where the API serves an output, for the records' `url`s.
     let outputLink: OutputLink
     /// Every job's record, readable without a hop to this actor (`snapshot(_:)`).
-    package let records = JobIndex()
+    package nonisolated let records = JobIndex()
     package let events = JobEvents(logger: Logger(label: "mediad.jobs"))
     /// Decides which queued job runs when, and answers for the jobs that do not run here.
     let scheduler: any JobScheduler
     /// The runs under way here.
     let runner: JobRunner
-    /// `scheduler.indexIsComplete`, readable without a hop to this actor.
-    private let indexIsComplete: Bool
+    /// `scheduler.indexIsComplete`, readable without a hop to this actor: whether `records` holds every
+    /// job as it is (false in a shared store, where other replicas change records on disk).
+    package nonisolated let indexIsComplete: Bool
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
     private(set) var accepting = true
     private var endObserver: (@Sendable (JobRecord) -> Void)?

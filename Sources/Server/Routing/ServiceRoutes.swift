@@ -7,8 +7,8 @@ import NIOHTTP1
 /// `openapi.yaml` compares the spec's paths with it, so the two cannot drift apart.
 public enum ServiceRoute: String, CaseIterable, Sendable {
     case createJob, createJobByPut, createNamedJob, listJobs, showJob, deleteJob, redeliverNotification,
-        downloadOutput, downloadPrimaryOutput, showLog
-    case probe, probeByPut, index, health, readiness, openAPI, metrics
+        downloadOutput, downloadPrimaryOutput, showLog, jobEvents, events
+    case probe, probeByPut, index, catalog, console, health, readiness, openAPI, metrics
 
     public var route: Route {
         switch self {
@@ -25,9 +25,13 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         case .downloadOutput: Route(.GET, "/jobs/{id}/outputs/{name}")
         case .downloadPrimaryOutput: Route(.GET, "/jobs/{id}/output")
         case .showLog: Route(.GET, "/jobs/{id}/log")
+        case .jobEvents: Route(.GET, "/jobs/{id}/events")
+        case .events: Route(.GET, "/events")
         case .probe: Route(.POST, "/probe")
         case .probeByPut: Route(.PUT, "/probe")
         case .index: Route(.GET, "/")
+        case .catalog: Route(.GET, "/catalog")
+        case .console: Route(.GET, "/console/{asset}")
         case .health: Route(.GET, "/healthz")
         case .readiness: Route(.GET, "/readyz")
         case .openAPI: Route(.GET, "/openapi.yaml")
@@ -35,8 +39,14 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         }
     }
 
-    /// Routes anyone may call when API tokens are on: the index, liveness and readiness.
-    var isPublic: Bool { self == .index || self == .health || self == .readiness }
+    /// Routes anyone may call when API tokens are on: the index (and the console page, which asks for a
+    /// token itself), the console's files, the catalog of kinds, liveness and readiness.
+    var isPublic: Bool {
+        switch self {
+        case .index, .console, .catalog, .health, .readiness: true
+        default: false
+        }
+    }
 
     /// Whether the handler evaluates the conditional fields itself: routes with entity tags (downloads) or
     /// whose method changes state (evaluated before the change). The others are evaluated on their 2xx answer.

@@ -1,0 +1,115 @@
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// A response body written while it is made, for as long as its producer runs (Server-Sent Events).
+///
+/// The producer gets a `StreamWriter`: each write suspends while the socket will not take more (NIO's
+/// back-pressure), so a client that reads slowly slows the producer rather than growing a buffer, and one
+/// that stops reading is closed by `SendTimeout`. The body is sent chunked and the connection closes after
+/// it. The producer is told, through `StreamWriter.onEnd`, when to stop: the client has closed the
+/// connection, or the server is shutting down (`OpenStreams`); it then returns and the response ends with
+/// its last chunk, cleanly.
+package struct ResponseStream: Sendable {
+    package let produce: @Sendable (StreamWriter) async -> Void
+
+    package init(_ produce: @escaping @Sendable (StreamWriter) async -> Void) {
+        self.produce = produce
+    }
+}
+
+/// Writes the chunks of one streamed body and says when the stream must end.
+package final class StreamWriter: Sendable {
+    private let outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    private let end: StreamEnd
+    private let sent = Atomic<Int>(0)
+
+    init(_ outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, end: StreamEnd) {
+        self.outbound = outbound
+        self.end = end
+    }
+
+    /// Sends `text` as one chunk; throws once the connection is gone.
+    package func write(_ text: String) async throws {
+        let buffer = ByteBuffer(string: text)
+        try await outbound.write(.body(.byteBuffer(buffer)))
+        sent.wrappingAdd(buffer.readableBytes, ordering: .relaxed)
+    }
+
+    /// Calls `action` once when the stream must end (at once if it already must).
+    package func onEnd(_ action: @escaping @Sendable () -> Void) { end.onEnd(action) }
+
+    /// Bytes written so far, for the access log.
+    var bytesSent: Int { sent.load(ordering: .relaxed) }
+}
+
+/// The reason a stream ends, once: its connection closed or the server stops. Actions registered after
+/// that run at once.
+package final class StreamEnd: Sendable {
+    private struct State {
+        var ended = false
+        var actions: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    package func onEnd(_ action: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state in
+            if state.ended { return true }
+            state.actions.append(action)
+            return false
+        }
+        if runNow { action() }
+    }
+
+    /// Ends the stream: runs every action registered, once.
+    package func fire() {
+        let actions = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.ended else { return [] }
+            state.ended = true
+            defer { state.actions = [] }
+            return state.actions
+        }
+        for action in actions { action() }
+    }
+}
+
+/// The streams under way on one server, so that shutdown ends each of them cleanly before the
+/// connections are closed.
+package final class OpenStreams: Sendable {
+    private struct State {
+        var stopping = false
+        var next = 0
+        var streams: [Int: StreamEnd] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    /// Registers `end` until `remove` with the returned key; a server already stopping ends it at once.
+    func add(_ end: StreamEnd) -> Int {
+        let (key, stopping) = state.withLock { state in
+            state.next += 1
+            state.streams[state.next] = end
+            return (state.next, state.stopping)
+        }
+        if stopping { end.fire() }
+        return key
+    }
+
+    func remove(_ key: Int) {
+        _ = state.withLock { $0.streams.removeValue(forKey: key) }
+    }
+
+    /// Ends every stream, and every stream that starts from now on.
+    func stopAll() {
+        let ends = state.withLock { state in
+            state.stopping = true
+            return Array(state.streams.values)
+        }
+        for end in ends { end.fire() }
+    }
+}

@@ -1,0 +1,154 @@
+// One job: its state (live through `GET /jobs/{id}/events`), inputs and outputs with size, SHA-256 and
+// download links, a <video> or <audio> preview of each playable output, warnings, the error, the log,
+// cancel or delete, and the equivalent curl command.
+
+import { follow, json, request, token } from "./api.js";
+import { bytes, duration, el, percent, terminalStates, time } from "./format.js";
+
+export class JobView {
+  constructor() {
+    this.root = document.getElementById("job");
+    this.title = document.getElementById("job-title");
+    this.objectURLs = [];
+  }
+
+  async open(id) {
+    this.stop();
+    this.id = id;
+    this.renderedEnded = false;
+    try {
+      this.render(await json(`/jobs/${id}`));
+    } catch (error) {
+      this.root.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+      return;
+    }
+    this.stopFollowing = follow(`/jobs/${id}/events`, (type, data) => {
+      if (type === "job") this.render(data);
+      if (type === "deleted") location.hash = "#/";
+    }, () => {});
+  }
+
+  stop() {
+    this.stopFollowing?.();
+    this.stopFollowing = null;
+    for (const url of this.objectURLs) URL.revokeObjectURL(url);
+    this.objectURLs = [];
+  }
+
+  render(job) {
+    if (job.id !== this.id) return;
+    const ended = terminalStates.includes(job.state);
+    if (ended && this.renderedEnded) return;
+    this.renderedEnded = ended;
+    this.title.textContent = `${job.kind} · ${job.source_name ?? job.id}`;
+    const summary = el(
+      "dl",
+      { class: "summary" },
+      el("dt", { text: "State" }), el("dd", {}, el("span", { class: `state ${job.state}`, "data-state": job.state, text: job.state })),
+      el("dt", { text: "Progress" }), el("dd", {}, el("progress", { max: 1, value: job.progress, "aria-label": "Progress" }), ` ${percent(job.progress)}`),
+      el("dt", { text: "Created" }), el("dd", { text: time(job.created_at) }),
+      el("dt", { text: "Ran" }), el("dd", { text: duration(job) }),
+      el("dt", { text: "Id" }), el("dd", {}, el("code", { text: job.id })),
+    );
+    const actions = el(
+      "p",
+      { class: "actions" },
+      el("button", { type: "button", onclick: () => this.remove(job), text: ended ? "Delete" : "Cancel" }),
+      el("button", { type: "button", onclick: (event) => copy(curlCommand(job), event.target), text: "Copy as curl" }),
+    );
+    const parts = [
+      summary,
+      actions,
+      el("pre", { class: "curl" }, el("code", { text: curlCommand(job) })),
+      job.error ? el("p", { class: "error", role: "alert", text: `${job.error.code}: ${job.error.message}` }) : null,
+      job.warnings?.length ? el("section", {}, el("h3", { text: "Warnings" }), el("ul", {}, job.warnings.map((text) => el("li", { text })))) : null,
+      files("Inputs", job.inputs, null),
+      job.outputs?.length ? files("Outputs", job.outputs, this) : null,
+      ended ? this.previews(job) : null,
+      ended ? this.log(job) : null,
+    ];
+    this.root.replaceChildren(...parts.filter(Boolean));
+  }
+
+  /** A <video> or <audio> for each output whose type plays in a page. */
+  previews(job) {
+    const playable = (job.outputs ?? []).filter((file) => /^(video|audio)\//.test(file.content_type ?? ""));
+    if (!playable.length) return null;
+    const section = el("section", {}, el("h3", { text: "Preview" }));
+    for (const file of playable) {
+      const tag = file.content_type.startsWith("video/") ? "video" : "audio";
+      const media = el(tag, { controls: true, preload: "metadata", "aria-label": `Preview of ${file.name}`, "data-output": file.name });
+      this.source(file.url).then((url) => (media.src = url));
+      section.append(el("figure", {}, media, el("figcaption", { text: file.name })));
+    }
+    return section;
+  }
+
+  /** The output's URL; with a token, a blob URL of it fetched with the token (media elements send none). */
+  async source(url) {
+    if (!token.get()) return url;
+    const blob = await (await request(url)).blob();
+    const objectURL = URL.createObjectURL(blob);
+    this.objectURLs.push(objectURL);
+    return objectURL;
+  }
+
+  log(job) {
+    const pre = el("pre", { class: "log", tabindex: 0, "aria-label": "Job log" });
+    request(`/jobs/${job.id}/log`).then(async (response) => (pre.textContent = (await response.text()) || "(empty)"));
+    return el("section", {}, el("h3", { text: "Log" }), pre);
+  }
+
+  async remove(job) {
+    try {
+      await json(`/jobs/${job.id}`, { method: "DELETE" });
+      if (terminalStates.includes(job.state)) location.hash = "#/";
+    } catch (error) {
+      this.root.prepend(el("p", { class: "error", role: "alert", text: error.message }));
+    }
+  }
+}
+
+/** A table of files; output names link to their download (fetched with the token when there is one). */
+function files(title, list, view) {
+  const rows = list.map((file) => {
+    const name = view ? el("a", { href: file.url, download: file.name, text: file.name }) : file.name;
+    if (view && token.get()) name.addEventListener("click", (event) => download(event, file, view));
+    return el("tr", {}, el("td", {}, name), el("td", { text: bytes(file.size) }), el("td", {}, el("code", { class: "hash", text: file.sha256 })));
+  });
+  return el(
+    "section",
+    {},
+    el("h3", { text: title }),
+    el("div", { class: "table-wrap" }, el("table", {}, el("thead", {}, el("tr", {}, el("th", { text: "Name" }), el("th", { text: "Size" }), el("th", { text: "SHA-256" }))), el("tbody", {}, rows))),
+  );
+}
+
+async function download(event, file, view) {
+  event.preventDefault();
+  const link = el("a", { href: await view.source(file.url), download: file.name });
+  link.click();
+}
+
+/** The curl command that submits the same job: its kind, its options as query parameters, its inputs. */
+export function curlCommand(job) {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(job.options ?? {})) {
+    if (name !== "kind" && value !== null && typeof value !== "object") query.set(name, value);
+  }
+  const auth = token.get() ? ` -H "Authorization: Bearer $MEDIAD_TOKEN"` : "";
+  const url = `${location.origin}/jobs/${job.kind}${query.size ? `?${query}` : ""}`;
+  if (job.inputs.length === 1) return `curl${auth} -T '${job.source_name ?? "input"}' '${url}'`;
+  const parts = job.inputs.map((file) => ` -F '${file.name}=@${file.name}'`).join("");
+  return `curl${auth}${parts} '${url}'`;
+}
+
+async function copy(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = "Copied";
+  } catch {
+    button.textContent = "Select the command below";
+  }
+  setTimeout(() => (button.textContent = "Copy as curl"), 2000);
+}
