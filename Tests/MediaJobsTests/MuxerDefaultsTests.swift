@@ -10,16 +10,6 @@ import Testing
 @Suite struct MuxerDefaultsTests {
     static let thirty = FrameRate(numerator: 30, denominator: 1)
 
-    func remux(_ input: String, to format: ContainerFormat, in scratch: Scratch, _ values: [String: String] = [:])
-        throws -> (String, RemuxResult)
-    {
-        var options = values
-        options["format"] = format.rawValue
-        let output = scratch.file("out.\(format.fileExtension)")
-        let result = try RemuxJob(input: input, output: output, options: try .init(parsing: options)).run(JobContext())
-        return (output, result)
-    }
-
     /// With `max_delay` set as the CLI sets it, MPEG-TS packs audio frames into fewer PES and sends each
     /// PES ahead of its decoding time: no larger than `ffmpeg -c copy`'s file, and no `###` from tsreport.
     @Test func packsMPEGTSLikeTheCLI() throws {

@@ -5,16 +5,6 @@ import TestSupport
 import Testing
 
 @Suite struct RemuxJobTests {
-    func remux(_ input: String, to format: ContainerFormat, in scratch: Scratch, _ values: [String: String] = [:])
-        throws -> (String, RemuxResult)
-    {
-        var options = values
-        options["format"] = format.rawValue
-        let output = scratch.file("out.\(format.fileExtension)")
-        let result = try RemuxJob(input: input, output: output, options: try .init(parsing: options)).run(JobContext())
-        return (output, result)
-    }
-
     @Test(arguments: ContainerFormat.allCases.filter { $0 != .m4a })
     func copiesEveryFrameAndSample(to format: ContainerFormat) throws {
         let scratch = try Scratch("remux")

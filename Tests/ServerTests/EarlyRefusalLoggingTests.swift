@@ -7,29 +7,6 @@ import Testing
 /// and route: the parser's failure inside the body is no second request (`method=INVALID status=400`).
 @Suite struct EarlyRefusalLoggingTests {
     /// Sends `head` and `body` on a connection, closes the sending side and reads the answer to its end.
-    static func sendAndHalfClose(port: Int, _ head: String, _ body: String) throws -> String {
-        try Python.run(
-            """
-            import socket, sys
-            s = socket.create_connection(("127.0.0.1", \(port)), timeout=5)
-            s.sendall(\(Self.pythonBytes(head + body)))
-            s.shutdown(socket.SHUT_WR)
-            data = b""
-            try:
-                while True:
-                    chunk = s.recv(65536)
-                    if not chunk: break
-                    data += chunk
-            except OSError:
-                pass
-            sys.stdout.write(data.decode("latin-1"))
-            """)
-    }
-
-    static func pythonBytes(_ text: String) -> String {
-        "bytes.fromhex(\"\(Array(text.utf8).map { String(format: "%02x", $0) }.joined())\")"
-    }
-
     @Test func refusalsAndBrokenBodiesAreOneRequestEach() throws {
         let scratch = try Scratch("early-refusal-log")
         let log = scratch.file("server.log")
@@ -42,7 +19,8 @@ import Testing
             ("/jobs/demux", "Transfer-Encoding: chunked\r\n\r\n", "zz\r\n0123\r\n", 400),
         ]
         for (path, head, body, _) in cases {
-            _ = try Self.sendAndHalfClose(port: server.port, "PUT \(path) HTTP/1.1\r\nHost: x\r\n" + head, body)
+            _ = try Python.exchange(
+                port: server.port, "PUT \(path) HTTP/1.1\r\nHost: x\r\n" + head + body, halfClose: true)
         }
         // A request whose client is gone is logged once its response fails to go out: wait for all four.
         var lines: [String] = []

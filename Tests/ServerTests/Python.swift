@@ -12,14 +12,17 @@ enum Python {
     }
 
     /// Sends `request`, then `padding` zero bytes, on one connection, and returns what the server answers
-    /// up to its close (5 s at most). Sending stops quietly where the server stops reading.
-    static func exchange(port: Int, _ request: String, padding: Int = 0) throws -> String {
+    /// up to its close (5 s at most). Sending stops quietly where the server stops reading. With
+    /// `halfClose`, the client then shuts its side for writing, as a client that is done sending does.
+    static func exchange(port: Int, _ request: String, padding: Int = 0, halfClose: Bool = false) throws -> String {
         try run(
             """
             import socket, sys
             s = socket.create_connection(("127.0.0.1", \(port)), timeout=5)
             try:
                 s.sendall(bytes.fromhex("\(Array(request.utf8).map { String(format: "%02x", $0) }.joined())") + bytes(\(padding)))
+                if \(halfClose ? "True" : "False"):
+                    s.shutdown(socket.SHUT_WR)
             except OSError:
                 pass
             data = b""
