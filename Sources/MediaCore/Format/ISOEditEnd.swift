@@ -12,17 +12,12 @@ public enum ISOEditEnd {
     /// shorter than its edit; tracks not named, and edits already as short, stay as they are.
     public static func limit(path: String, shown: [UInt32: Double]) throws {
         guard !shown.isEmpty else { return }
-        guard let handle = FileHandle(forUpdatingAtPath: path) else {
-            throw MediaError(.ioError, "cannot reopen \(path) to end its edit lists")
-        }
-        defer { try? handle.close() }
-        guard let (offset, size) = try movieBox(in: handle) else {
+        let file = try ISOFileAccess(path: path)
+        guard let movie = try file.topLevelBoxes().first(where: { $0.type == "moov" }) else {
             throw MediaError(.internalError, "the output \(path) has no 'moov' box to end its edit lists in")
         }
-        try handle.seek(toOffset: offset)
-        var bytes = [UInt8](try handle.read(upToCount: size) ?? Data())
-        guard bytes.count == size else { throw MediaError(.ioError, "the output \(path) got shorter") }
-        let walker = ISOBoxWalker(bytes: bytes, fileOffset: Int64(offset))
+        var bytes = try file.read(movie.offset, count: Int(movie.size))
+        let walker = ISOBoxWalker(bytes: bytes, fileOffset: movie.offset)
         var movieTimescale: UInt32 = 0
         var movieHeader: ISOBox?
         var trackHeader: (box: ISOBox, id: UInt32)?
@@ -57,26 +52,7 @@ public enum ISOEditEnd {
                 of: movieHeader, at: walker.uint8(at: movieHeader.content.lowerBound) == 1 ? 20 : 12,
                 to: longest, in: &bytes, walker: walker)
         }
-        try handle.seek(toOffset: offset)
-        try handle.write(contentsOf: bytes)
-    }
-
-    /// The offset and size of the top-level `moov` box.
-    private static func movieBox(in handle: FileHandle) throws -> (UInt64, Int)? {
-        let fileSize = try handle.seekToEnd()
-        var offset: UInt64 = 0
-        while offset + 8 <= fileSize {
-            try handle.seek(toOffset: offset)
-            let header = [UInt8](try handle.read(upToCount: 16) ?? Data())
-            guard header.count >= 8 else { return nil }
-            var size = header[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            if size == 1, header.count == 16 { size = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-            if size == 0 { size = fileSize - offset }
-            guard size >= 8, size <= fileSize - offset else { return nil }
-            if header[4..<8].elementsEqual("moov".utf8) { return (offset, Int(size)) }
-            offset += size
-        }
-        return nil
+        try file.write(bytes, at: movie.offset)
     }
 
     /// Sets the duration of the last edit that shows media (not an empty edit) when `duration` is shorter.
