@@ -11,7 +11,9 @@ struct SubmitCommand: AsyncParsableCommand {
             For CI scripts. The file is streamed to the server (never read into memory); the command then \
             long-polls the job, with a progress bar on a terminal, downloads every output into the output \
             directory (each checked against the SHA-256 the server lists, written under a hidden temporary \
-            name and renamed when complete) and prints their paths. The token comes from MEDIAD_TOKEN, the \
+            name and renamed when complete) and prints their paths. The file's name goes with it (PUT \
+            /jobs/<kind>/<name>), and the primary output is saved under it with the output's extension \
+            (talk.mov → talk.mkv); the job's warnings go to stderr. The token comes from MEDIAD_TOKEN, the \
             server from --server or MEDIAD_SERVER. An https server's certificate is verified against the system's \
             certificate authorities and those in --ca-file (or MEDIAD_CA_FILE). On failure — the job's, or the server refusing the \
             request (401, 413, 415 …) — it prints `error: <code>: <message>` and exits with status 1.
