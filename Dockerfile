@@ -11,7 +11,8 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libssl-dev zlib1g-dev pkg-config \
+        libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libavfilter-dev libswscale-dev \
+        libssl-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -25,7 +26,7 @@ RUN swift build -c release --static-swift-stdlib --product mediad \
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libavformat59 libavcodec59 libavutil57 libswresample4 libssl3 zlib1g libstdc++6 libgcc-s1 curl \
+        libavformat59 libavcodec59 libavutil57 libswresample4 libavfilter8 libswscale6 libssl3 zlib1g libstdc++6 libgcc-s1 curl \
         ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 mediad \

@@ -1,7 +1,8 @@
 # mediad — build, test and run on Debian. Every target installs the system packages it needs first.
 
 SWIFT ?= swift
-APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libssl-dev zlib1g-dev \
+APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libavfilter-dev libswscale-dev \
+	libssl-dev zlib1g-dev \
 	pkg-config ffmpeg curl
 BENCH_APT_PACKAGES := wrk
 ## nginx, which the benchmarks compare against: Debian's package unpacked under .build, never installed, so

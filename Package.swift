@@ -21,7 +21,12 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
+            providers: [
+                .apt([
+                    "libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libavfilter-dev",
+                    "libswscale-dev",
+                ])
+            ]
         ),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
