@@ -5,8 +5,9 @@ import Testing
 /// The web console in a real browser: `console_browser.py` drives headless Chromium through Selenium
 /// (`make test-deps` installs Debian's chromium and chromium-driver and the pinned Selenium) against two
 /// real servers, one open and one with `--auth-tokens`: upload, the job succeeding live, playing its
-/// output, a 375 px window, the token prompt, and no error in the browser's console. Its screenshots are
-/// kept under `.build/test-artifacts/console/` to be looked at.
+/// output, a mux of two files, paging and filters over jobs made beforehand (some failing), a 375 px
+/// window, the token prompt, and no error in the browser's console. Its screenshots are kept under
+/// `.build/test-artifacts/console/` to be looked at.
 @Suite struct ConsoleBrowserTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "console_browser.py")
@@ -24,12 +25,13 @@ import Testing
         let tokens = try scratch.write("tokens", Array("viewer:\(token)\n".utf8))
         let open = try ServerProcess()
         let guarded = try ServerProcess(["--auth-tokens", tokens])
+        let earlier = try Self.makeEarlierJobs(on: open, in: scratch)
         try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
         let run = try Command.run(
             "timeout",
             [
                 "240", "python3", Self.script.path, open.baseURL, guarded.baseURL, token, try Fixtures.h264AacMP4(),
-                Self.artifacts.path,
+                try Fixtures.adts(), try Fixtures.h264AnnexB(), String(earlier), Self.artifacts.path,
             ], allowFailure: true)
         let report = try #require(
             try? JSONDecoder().decode(Report.self, from: run.stdout),
@@ -39,5 +41,31 @@ import Testing
         for path in report.screenshots {
             #expect(FileManager.default.fileExists(atPath: path), "\(path)")
         }
+    }
+
+    /// More jobs than one page of the list holds, made through the API before the page opens: remuxes
+    /// of a whole file, and two of a file cut short, which fail when they run. Returns how many, once
+    /// every one has ended.
+    static func makeEarlierJobs(on server: ServerProcess, in scratch: Scratch) throws -> Int {
+        let whole = try Fixtures.h264AacMP4()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = try scratch.write("cut.mp4", Array(bytes.prefix(bytes.count / 2)))
+        let files = Array(repeating: whole, count: 22) + [cut, cut]
+        var ids: [String] = []
+        for file in files {
+            let reply = try Curl.run(server.baseURL + "/jobs/remux?format=mkv", ["-T", file])
+            try #require(reply.status == 202, "\(reply.status) \(reply.text)")
+            ids.append(try #require(reply.json["id"] as? String))
+        }
+        let deadline = Date().addingTimeInterval(120)
+        for id in ids {
+            while try !["succeeded", "failed", "cancelled"].contains(
+                Curl.run(server.baseURL + "/jobs/\(id)").json["state"] as? String ?? "")
+            {
+                try #require(Date() < deadline, "job \(id) did not end")
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+        }
+        return files.count
     }
 }

@@ -1,13 +1,15 @@
 """Drives the web console in headless Chromium (Debian's chromium and chromium-driver, Selenium from PyPI).
 
-Usage: console_browser.py OPEN_URL TOKEN_URL TOKEN MEDIA ARTIFACTS
+Usage: console_browser.py OPEN_URL TOKEN_URL TOKEN MEDIA AUDIO VIDEO EARLIER ARTIFACTS
 
 OPEN_URL is a server without tokens, TOKEN_URL one with `--auth-tokens` that knows TOKEN. On each: open the
 page, (give the token,) choose MEDIA, pick remux, submit, see the job reach `succeeded` in the list without
-reloading, open it, and play the output until its media element has data (`readyState` >= 2); between the
-two, the list in a 375 px window (no sideways scrolling) with `prefers-color-scheme: dark`. The browser's
-console must stay free of errors. Screenshots go to ARTIFACTS. Prints `{"problems": [...], "screenshots":
-[...]}` and exits 0; the Swift test judges the problems.
+reloading, open it, and play the output until its media element has data (`readyState` >= 2). On the open
+server also: a mux of the two files AUDIO (ADTS AAC) and VIDEO (H.264 Annex-B) that plays; the list a page
+at a time ("Older jobs" adds the next page of the EARLIER jobs made before the page opened, each row once)
+and filtered by kind and by state; the list in a 375 px window (no sideways scrolling) with
+`prefers-color-scheme: dark`. The browser's console must stay free of errors. Screenshots go to ARTIFACTS.
+Prints `{"problems": [...], "screenshots": [...]}` and exits 0; the Swift test judges the problems.
 """
 
 import json
@@ -23,7 +25,8 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-open_url, token_url, token, media, artifacts = sys.argv[1:6]
+open_url, token_url, token, media, audio, video, earlier, artifacts = sys.argv[1:9]
+earlier = int(earlier)
 problems = []
 screenshots = []
 
@@ -50,17 +53,21 @@ def console_errors(driver, step):
             problems.append(f"{step}: browser console: {entry['message']}")
 
 
-def submit_and_play(driver, label):
-    """Uploads MEDIA as a remux job, waits for it to succeed live, opens it and plays its output."""
+def submit_and_play(driver, label, kind="remux", files=None):
+    """Uploads `files` (part name to path; MEDIA as `file` by default) as a `kind` job with an mp4 output,
+    waits for it to succeed live, opens it and plays its output."""
     wait = WebDriverWait(driver, 90)
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "select[name=kind] option[value=remux]"))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"select[name=kind] option[value={kind}]"))
     # A mark the page keeps only while it is not reloaded.
     driver.execute_script("window.notReloaded = true")
-    Select(driver.find_element(By.CSS_SELECTOR, "select[name=kind]")).select_by_value("remux")
-    driver.find_element(By.CSS_SELECTOR, "input[type=file][name=file]").send_keys(media)
+    before = len(driver.find_elements(By.CSS_SELECTOR, "#jobs tr [data-state=succeeded]"))
+    Select(driver.find_element(By.CSS_SELECTOR, "select[name=kind]")).select_by_value(kind)
+    for part, path in (files or {"file": media}).items():
+        driver.find_element(By.CSS_SELECTOR, f"input[type=file][name={part}]").send_keys(path)
     Select(driver.find_element(By.CSS_SELECTOR, "select[name=format]")).select_by_value("mp4")
     driver.find_element(By.CSS_SELECTOR, "#upload-form button[type=submit]").click()
-    row = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#jobs tr [data-state=succeeded]"))
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#jobs tr [data-state=succeeded]")) > before)
+    row = driver.find_elements(By.CSS_SELECTOR, f"#jobs tr [data-state=succeeded]")
     if not driver.execute_script("return window.notReloaded === true"):
         problems.append(f"{label}: the page reloaded")
     live = driver.find_element(By.ID, "live").text
@@ -79,6 +86,49 @@ def submit_and_play(driver, label):
     wait.until(lambda d: d.execute_script("return document.querySelector('#job pre.log').textContent !== ''"))
     shoot(driver, f"{label}-job")
     console_errors(driver, label)
+    driver.find_element(By.CSS_SELECTOR, "#job-view a[href='#/']").click()
+    wait.until(lambda d: d.find_element(By.ID, "jobs").is_displayed())
+
+
+def rows(driver):
+    """The job ids the list shows, in order."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#jobs tr')].map((row) => row.dataset.id)")
+
+
+def page_and_filter(driver):
+    """The list a page at a time, then filtered by kind and by state."""
+    wait = WebDriverWait(driver, 30)
+    driver.get(open_url + "/")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#jobs [data-state]"))
+    first = rows(driver)
+    if len(first) != 20:
+        problems.append(f"paging: the first page shows {len(first)} jobs, not 20")
+    more = driver.find_element(By.ID, "more")
+    if not more.is_displayed():
+        problems.append("paging: no 'Older jobs' button with more jobs to show")
+        return
+    more.click()
+    wait.until(lambda d: len(rows(d)) > len(first))
+    shown = rows(driver)
+    if len(shown) != len(set(shown)):
+        problems.append("paging: a job is shown twice")
+    if shown[:len(first)] != first:
+        problems.append("paging: the next page changed the rows already shown")
+    if len(shown) < earlier:
+        problems.append(f"paging: {len(shown)} jobs shown after the second page, {earlier} made")
+    Select(driver.find_element(By.ID, "filter-kind")).select_by_value("mux")
+    wait.until(lambda d: d.execute_script(
+        "const k = [...document.querySelectorAll('#jobs tr td:nth-child(3)')].map((c) => c.textContent);"
+        "return k.length > 0 && k.every((text) => text === 'mux')"))
+    Select(driver.find_element(By.ID, "filter-kind")).select_by_value("")
+    Select(driver.find_element(By.ID, "filter-state")).select_by_visible_text("failed")
+    wait.until(lambda d: d.execute_script(
+        "const s = [...document.querySelectorAll('#jobs [data-state]')].map((c) => c.dataset.state);"
+        "return s.length > 0 && s.every((state) => state === 'failed')"))
+    driver.execute_script("document.getElementById('jobs-title').scrollIntoView()")
+    shoot(driver, "filtered-failed")
+    console_errors(driver, "paging")
 
 
 driver = browser()
@@ -86,6 +136,8 @@ try:
     driver.set_page_load_timeout(30)
     driver.get(open_url + "/")
     submit_and_play(driver, "open")
+    submit_and_play(driver, "mux", kind="mux", files={"audio": audio, "video": video})
+    page_and_filter(driver)
     driver.set_window_size(375, 812)
     driver.get(open_url + "/")
     WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#jobs [data-state]"))
