@@ -3,10 +3,12 @@ import TestSupport
 import Testing
 
 /// `GET /events` and `GET /jobs/{id}/events` followed with `curl -N` on a real server: the events a job
-/// gives on its way to the end, tokens and ownership, the heartbeat, and a clean end at shutdown.
+/// gives on its way to the end, tokens and ownership, the heartbeat, resuming with `Last-Event-ID`, and a
+/// clean end at shutdown.
 @Suite struct EventStreamTests {
     /// One event of a stream: its `event` field and its `data` as JSON.
     struct Event {
+        var id: String?
         var type: String
         var data: [String: Any]
     }
@@ -19,7 +21,9 @@ import Testing
         for block in text.components(separatedBy: "\n\n") where !block.isEmpty {
             var type = "message"
             var data = ""
+            var id: String?
             for line in block.split(separator: "\n") {
+                if line.hasPrefix("id: ") { id = String(line.dropFirst(4)) }
                 if line.hasPrefix(":") {
                     comments.append(String(line.dropFirst()).trimmingCharacters(in: .whitespaces))
                 }
@@ -29,7 +33,7 @@ import Testing
             }
             guard !data.isEmpty else { continue }
             let json = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:]
-            events.append(Event(type: type, data: json))
+            events.append(Event(id: id, type: type, data: json))
         }
         return (events, comments, retry)
     }
@@ -69,6 +73,8 @@ import Testing
         let stream = Self.parse(reply.text)
         #expect(stream.retry == "3000")
         #expect(stream.events.allSatisfy { $0.type == "job" && $0.data["id"] as? String == id })
+        let eventIDs = stream.events.map { $0.id.flatMap { Int64($0) } ?? -1 }
+        #expect(eventIDs.allSatisfy { $0 > 0 } && eventIDs == eventIDs.sorted(), "\(eventIDs)")
         let states = stream.events.compactMap { $0.data["state"] as? String }
         #expect(states.last == "succeeded", "\(states)")
         #expect(Set(states).isSubset(of: ["queued", "running", "succeeded"]))
@@ -144,5 +150,41 @@ import Testing
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         #expect(try Self.eventually(5) { try Curl.run(server.url("/healthz")).status == 200 })
+    }
+
+    /// A client that comes back with the id of the last event it read gets the jobs that changed while it
+    /// was away, at once; without an id (or with one that is not ours) it starts with nothing, as before.
+    @Test(.timeLimit(.minutes(2))) func aStreamResumedWithLastEventIDReplaysWhatWasMissed() throws {
+        let scratch = try Scratch("events-resume")
+        let server = try ServerProcess()
+        let media = try Fixtures.h264AacMP4()
+        let first = scratch.file("first.events")
+        let curl = try Self.follow(server.url("/events"), seconds: 60, output: first)
+        defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
+        let body = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        #expect(Self.eventually(10) { body(first).contains("retry:") })
+        let seen = try #require(try Curl.run(server.url("/jobs/remux?wait=60"), ["-T", media]).json["id"] as? String)
+        #expect(
+            Self.eventually(10) {
+                Self.parse(body(first)).events.contains {
+                    $0.data["id"] as? String == seen && $0.data["state"] as? String == "succeeded"
+                }
+            })
+        kill(curl.processIdentifier, SIGKILL)
+        curl.waitUntilExit()
+        let lastID = try #require(Self.parse(body(first)).events.last?.id)
+
+        let missed = try #require(try Curl.run(server.url("/jobs/remux?wait=60"), ["-T", media]).json["id"] as? String)
+        let resumed = Self.parse(
+            try Curl.run(server.url("/events"), ["-N", "--max-time", "3", "-H", "Last-Event-ID: \(lastID)"]).text)
+        #expect(
+            resumed.events.contains {
+                $0.data["id"] as? String == missed && $0.data["state"] as? String == "succeeded"
+            },
+            "\(resumed.events.map(\.data))")
+        for header in [[], ["-H", "Last-Event-ID: not-an-id"]] {
+            let fresh = Self.parse(try Curl.run(server.url("/events"), ["-N", "--max-time", "3"] + header).text)
+            #expect(fresh.events.isEmpty, "\(header): \(fresh.events.map(\.data))")
+        }
     }
 }

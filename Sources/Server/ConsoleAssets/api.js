@@ -58,12 +58,15 @@ const sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, mil
 export function follow(path, onEvent, onMode) {
   const controller = new AbortController();
   let stopped = false;
+  // The id of the last event read: sent back on reconnecting, so the server replays what was missed.
+  const last = { id: null };
   (async () => {
     while (!stopped) {
       try {
-        const response = await request(path, { signal: controller.signal, headers: { Accept: "text/event-stream" } });
+        const headers = { Accept: "text/event-stream", ...(last.id ? { "Last-Event-ID": last.id } : {}) };
+        const response = await request(path, { signal: controller.signal, headers });
         onMode("live");
-        await readEvents(response.body, onEvent);
+        await readEvents(response.body, onEvent, last);
         if (path.endsWith("/events") && path !== "/events") return onMode("ended");
       } catch (error) {
         if (stopped) return;
@@ -80,8 +83,11 @@ export function follow(path, onEvent, onMode) {
   };
 }
 
-/** Parses a `text/event-stream` body: blocks separated by a blank line, `event:` and `data:` fields. */
-async function readEvents(body, onEvent) {
+/**
+ * Parses a `text/event-stream` body: blocks separated by a blank line, `id:`, `event:` and `data:` fields;
+ * the last id seen is kept in `last.id`.
+ */
+async function readEvents(body, onEvent, last) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   for (;;) {
@@ -95,7 +101,8 @@ async function readEvents(body, onEvent) {
       let type = "message";
       const data = [];
       for (const line of block.split("\n")) {
-        if (line.startsWith("event:")) type = line.slice(6).trim();
+        if (line.startsWith("id:")) last.id = line.slice(3).trim();
+        else if (line.startsWith("event:")) type = line.slice(6).trim();
         else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
       }
       if (data.length) onEvent(type, JSON.parse(data.join("\n")));

@@ -1,3 +1,4 @@
+import Foundation
 import JobStore
 import MediadHTTP
 import MediadRuntime
@@ -15,22 +16,34 @@ import NIOCore
 /// comes from `GET /jobs`); `GET /jobs/{id}/events` starts with the job as it is and ends once it has
 /// sent a final state or the job's deletion. Every stream ends cleanly when the client closes it or the
 /// server shuts down.
+///
+/// Each event's `id` is the time it was written, in milliseconds since 1970. A client reconnecting with
+/// `Last-Event-ID` (as EventSource does on its own) to `GET /events` gets, before anything else, every
+/// job that was not already final at that time: what it missed while away, but not the deletions, which leave no trace
+/// (`GET /jobs` tells those). Record times may come from another replica's clock, so "at that time" is
+/// read `resumeSlack` earlier.
 struct JobEventStream: Sendable {
     static let progressInterval = Duration.seconds(1)
     static let heartbeat = Duration.seconds(15)
     static let progressStep = 0.01
     /// What a client waits before reconnecting, in milliseconds (the `retry` field).
     static let reconnectDelay = 3000
+    /// How much earlier than a `Last-Event-ID` a job's last change still counts as missed.
+    static let resumeSlack: TimeInterval = 5
 
     let jobs: JobService
     let encodedJobs: EncodedJobCache
     /// The one job followed, or nil for every job.
     let jobID: String?
     let maySee: @Sendable (JobRecord) -> Bool
+    /// The time of the last event a reconnecting client saw (its `Last-Event-ID`), or nil.
+    let resumingAfter: Date?
 
     func run(_ writer: StreamWriter) async {
         let (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         jobs.records.changes.subscribe(continuation)
+        // A resumed stream sends what its client missed at once, not at the next change or tick.
+        if resumingAfter != nil { continuation.yield() }
         writer.onEnd { continuation.finish() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -51,6 +64,11 @@ struct JobEventStream: Sendable {
         var lastWrite = ContinuousClock.now
         var generation = jobs.records.changes.generation
         var sent = Dictionary(uniqueKeysWithValues: await visible().map { ($0.id, $0) })
+        if let resumingAfter, jobID == nil {
+            let seen = resumingAfter.addingTimeInterval(-Self.resumeSlack)
+            sent = sent.filter { _, record in record.finishedAt.map { $0 < seen } ?? false }
+            generation = jobs.records.changes.generation &- 1
+        }
         if let jobID {
             guard let record = sent[jobID] else { return try await writer.write(Self.deleted(jobID)) }
             try await writer.write(try event(record))
@@ -106,8 +124,19 @@ struct JobEventStream: Sendable {
     private func event(_ record: JobRecord) throws -> String {
         var json = String(buffer: try encodedJobs.body(for: record))
         while json.last == "\n" { json.removeLast() }
-        return "event: job\ndata: \(json)\n\n"
+        return "id: \(Self.eventID())\nevent: job\ndata: \(json)\n\n"
     }
 
-    private static func deleted(_ id: String) -> String { "event: deleted\ndata: {\"id\":\"\(id)\"}\n\n" }
+    private static func deleted(_ id: String) -> String {
+        "id: \(eventID())\nevent: deleted\ndata: {\"id\":\"\(id)\"}\n\n"
+    }
+
+    /// The `id` of an event written now.
+    private static func eventID() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// The time a `Last-Event-ID` header names, or nil when it is absent or not an id of ours.
+    static func resumeTime(from lastEventID: String?) -> Date? {
+        guard let lastEventID, let milliseconds = Int64(lastEventID), milliseconds > 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
 }
