@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// Process isolation: a worker that crashes, is killed, runs out of memory or past its timeout fails
-/// its own job with its own code, while a job on the other worker and the server carry on.
+/// its own job with its own code, while a job on the other worker and the server carry on; workers are
+/// reused for up to `--worker-jobs` jobs, and never after such an end.
 @Suite(.serialized) struct IsolationTests {
     @Test func workerKilledBySIGSEGVFailsOnlyItsJob() throws {
         try killWorker(SIGSEGV, named: "SIGSEGV")
@@ -155,11 +156,59 @@ import Testing
         return id
     }
 
-    /// The pid of the worker process running job `id`: the server's child with the id in its arguments.
+    /// The pid of the worker process that ran (or runs) job `id`'s last attempt, as its log names it
+    /// ("started in worker <pid>"), once it is a child of the server.
     static func worker(of server: ServerProcess, job id: String) throws -> Int32? {
-        // "--": ids may start with a dash.
-        let found = try Command.run("pgrep", ["-P", String(server.pid), "-f", "--", id], allowFailure: true)
-        return found.text.split(separator: "\n").first.flatMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
+        let log = try Curl.run(server.url("/jobs/\(id)/log")).text
+        guard let line = log.split(separator: "\n").last(where: { $0.contains("started in worker ") }),
+            let pid = line.components(separatedBy: "started in worker ").last?.prefix(while: \.isNumber)
+        else { return nil }
+        return Int32(pid)
+    }
+
+    /// A worker that ended its job takes the next, up to `--worker-jobs`, then exits and a fresh one takes
+    /// over; a worker that was killed (here by a cancel) is never given another job; and an idle worker
+    /// exits with its server.
+    @Test func workersTakeTheNextJobUntilTheirShareOrTheirEnd() throws {
+        let scratch = try Scratch("worker-reuse")
+        let server = try ServerProcess(["--workers", "1", "--worker-jobs", "3"])
+        let media = try Fixtures.h264AacMP4()
+        func runJob() throws -> Int32 {
+            let done = try Curl.run(server.url("/jobs/remux?format=mkv&wait=60"), ["-T", media]).json
+            #expect(done["state"] as? String == "succeeded", "\(done)")
+            let id = try #require(done["id"] as? String)
+            return try #require(try Self.worker(of: server, job: id))
+        }
+        let first = try (0..<4).map { _ in try runJob() }
+        #expect(Set(first[0..<3]).count == 1, "three jobs, one worker: \(first)")
+        #expect(first[3] != first[0], "the fourth job has a fresh worker: \(first)")
+        #expect(!Self.isAlive(first[0]), "the worker that ran its share exited")
+
+        let cancelled = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 600)])
+        let killed = try #require(try Self.worker(of: server, job: cancelled))
+        #expect(killed == first[3], "the running job took the idle worker")
+        #expect(
+            try Curl.run(server.url("/jobs/\(cancelled)"), ["-X", "DELETE"]).json["state"] as? String == "cancelled")
+        let after = try runJob()
+        #expect(after != killed, "a killed worker is not given another job")
+
+        #expect(server.stop() == 0)
+        for _ in 0..<50 where Self.isAlive(after) { usleep(100_000) }
+        #expect(!Self.isAlive(after), "the idle worker exited with its server")
+    }
+
+    /// `--worker-jobs 1`: a fresh process for every job, as before workers were kept.
+    @Test func workerJobsOneStartsAProcessPerJob() throws {
+        let server = try ServerProcess(["--workers", "1", "--worker-jobs", "1"])
+        var workers: [Int32] = []
+        for _ in 0..<3 {
+            let done = try Curl.run(server.url("/jobs/remux?format=mkv&wait=60"), ["-T", try Fixtures.h264AacMP4()])
+                .json
+            let id = try #require(done["id"] as? String)
+            workers.append(try #require(try Self.worker(of: server, job: id)))
+        }
+        #expect(Set(workers).count == 3, "\(workers)")
+        #expect(workers.allSatisfy { !Self.isAlive($0) }, "each worker exited after its job")
     }
 
     /// Ids are URL-safe base64 and one in 64 starts with "-": the worker must not read it as a flag.

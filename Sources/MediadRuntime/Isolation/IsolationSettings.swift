@@ -20,6 +20,8 @@ public struct IsolationSettings: Sendable {
     public var timeoutFloor: TimeInterval = 60
     /// The longest wall-clock time a job gets, in seconds.
     public var timeoutCeiling: TimeInterval = 6 * 3600
+    /// The jobs one worker process runs before it is replaced by a fresh one (1: a new process per job).
+    public var jobsPerWorker = 50
 
     public init() {}
 

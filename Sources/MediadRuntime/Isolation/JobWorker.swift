@@ -4,30 +4,50 @@ import MediaCore
 import MediaJobs
 import Synchronization
 
-/// The child side of process isolation (`mediad worker`): runs one job of the store in this process,
-/// under limits, and tells the server how it goes as `WorkerMessage` lines on stdout.
+/// The child side of process isolation (`mediad worker`): runs jobs of the store in this process, one
+/// after another, under limits, and tells the server how each goes as `WorkerMessage` lines on stdout.
 ///
 /// The worker reads the job's record but never writes it; the server stays the only writer of `job.json`.
 /// libav's log lines go to the job's log, which the server leaves alone while the worker runs.
 public enum JobWorker {
-    /// Runs the job and writes its final message (success or failure); the command then exits 0, and a
-    /// worker that dies first leaves no message, which the server reads as a crash.
-    /// The job's outputs stop with `insufficient_storage` before the disk has less than `minimumFreeBytes` free.
-    public static func run(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
+    /// Runs the jobs the server sends on stdin one after another, each line a job's id and its CPU-time
+    /// budget in seconds, and answers each with progress lines, then one final message (success or
+    /// failure); a worker that dies first leaves no final message, which the server reads as a crash.
+    /// Returns at the end of stdin, which comes when the server retires the worker or exits.
+    /// `limits.cpuSeconds` caps the CPU time of its whole life; each job gets its budget on top of what
+    /// the process has used so far.
+    public static func serve(dataDirectory: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
         ServerTether.holdIfStartedByServer()
         closeInheritedSockets()
-        let message: WorkerMessage
         do {
-            try limits.apply()
-            message = WorkerMessage(
-                succeeded: WorkerMessage.Success(
-                    job: try runJob(dataDirectory: dataDirectory, id: id, minimumFreeBytes: minimumFreeBytes)))
-        } catch let error as MediaError {
-            message = WorkerMessage(failed: classify(error))
+            try limits.applyForJobs()
         } catch {
-            message = WorkerMessage(failed: classify(MediaError(.internalError, "\(error)")))
+            FileHandle.standardError.write(Data("mediad worker: \(error)\n".utf8))
+            exit(70)
         }
-        FileHandle.standardOutput.write(message.line())
+        while let line = readLine() {
+            let fields = line.split(separator: " ")
+            let message = finalMessage {
+                guard fields.count == 2, let seconds = Int(fields[1]) else {
+                    throw MediaError(.internalError, "the worker cannot read the job line '\(line.prefix(200))'")
+                }
+                try WorkerLimits.allowCPU(seconds: seconds)
+                return try runJob(
+                    dataDirectory: dataDirectory, id: String(fields[0]), minimumFreeBytes: minimumFreeBytes)
+            }
+            FileHandle.standardOutput.write(message.line())
+        }
+    }
+
+    /// The final message of a job run by `body`: its outcome, or its error as the server should record it.
+    private static func finalMessage(_ body: () throws -> JobExecutor.Outcome) -> WorkerMessage {
+        do {
+            return WorkerMessage(succeeded: WorkerMessage.Success(job: try body()))
+        } catch let error as MediaError {
+            return WorkerMessage(failed: classify(error))
+        } catch {
+            return WorkerMessage(failed: classify(MediaError(.internalError, "\(error)")))
+        }
     }
 
     private static func runJob(dataDirectory: String, id: String, minimumFreeBytes: Int64) throws
@@ -46,14 +66,24 @@ public enum JobWorker {
         return try JobExecutor(store: store).run(record, context: context)
     }
 
-    /// Closes the server's sockets (client connections, the listener) that the spawn let through, so a
-    /// connection the server closes is closed for its client at once, not when this worker exits. A
-    /// worker has no sockets of its own.
+    /// Closes the server's network sockets (client connections, the listener) that the spawn let
+    /// through, so a connection the server closes is closed for its client at once, not when this worker
+    /// exits. A worker has no network sockets of its own.
+    ///
+    /// Unix sockets stay open: Foundation's `Process` gives each child one end of a socket pair on
+    /// purpose and takes its end (at exit) as the sign to reap the child, with a `waitpid` that blocks
+    /// the one thread watching every child. A worker that closed it early, and then lived on between
+    /// jobs, would hold that thread, and no other child's end would be seen.
     package static func closeInheritedSockets() {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         for fd in names.compactMap(Int32.init) {
             var info = stat()
-            if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK { close(fd) }
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { continue }
+            var domain: Int32 = 0
+            var size = socklen_t(MemoryLayout<Int32>.size)
+            if getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &size) == 0, domain == AF_INET || domain == AF_INET6 {
+                close(fd)
+            }
         }
     }
 

@@ -2,18 +2,26 @@ import Foundation
 import MediaCore
 import Synchronization
 
-/// One child process the server isolates untrusted work in (`mediad worker` for a job, `mediad probe-worker`
-/// for `/probe`): started from this server's own executable with stdout and stderr on pipes.
+/// One child process the server isolates untrusted work in (`mediad worker` for jobs, `mediad probe-worker`
+/// for `/probe`): started from this server's own executable with stdin, stdout and stderr on pipes.
 ///
-/// Shared between the supervising thread and its watchdog, which may only call `kill()`.
+/// Shared between the supervising thread and its watchdog, which may only call `kill()`. A pooled job
+/// worker passes from one supervising thread to the next through `WorkerPool`, never used by two at once.
 package final class WorkerChild: @unchecked Sendable {
     // `process` is configured and started by the supervising thread before the watchdog exists; after
     // that only `processIdentifier`, which Foundation sets once at launch, is read from other threads.
+    // `reader`, `jobsStarted` and `isRetired` are used by the one thread supervising the worker at the time.
     private let process = Process()
+    // Foundation closes every other descriptor in the child (emulating POSIX_SPAWN_CLOEXEC_DEFAULT), so no
+    // other child inherits these pipes: closing `stdin` reaches the worker as the end of its input.
+    private let stdin = Pipe()
     private let stdout = Pipe()
     private let stderr = Pipe()
     private let tail = Mutex(Data())
     private let stderrDone = DispatchSemaphore(value: 0)
+    private var reader = WorkerMessageReader()
+    /// How many jobs have been sent to this worker.
+    package private(set) var jobsStarted = 0
 
     /// How much of the worker's stderr is kept for the job's log.
     package static let stderrTailBytes = 4096
@@ -55,17 +63,16 @@ package final class WorkerChild: @unchecked Sendable {
         // A crash should end the worker at once, not after a symbolicated backtrace.
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = ServerTether.childEnvironment(environment)
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
     }
 
-    /// A `mediad worker` running job `id` of the store in `dataDirectory`.
-    package convenience init(dataDirectory: String, id: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
-        // Ids are URL-safe base64 and may start with "-": the id goes after "--" so it is never read as a flag.
+    /// A `mediad worker` for jobs of the store in `dataDirectory`, sent with `send(job:cpuSeconds:)`.
+    package convenience init(dataDirectory: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
         self.init(
             arguments: ["worker", "--data-dir", dataDirectory] + limits.arguments + [
-                "--min-free-disk", String(minimumFreeBytes), "--", id,
+                "--min-free-disk", String(minimumFreeBytes),
             ])
     }
 
@@ -101,6 +108,62 @@ package final class WorkerChild: @unchecked Sendable {
     }
 
     package func kill() { _ = Foundation.kill(pid, SIGKILL) }
+
+    /// Whether the process has not ended.
+    package var isRunning: Bool { process.isRunning }
+
+    /// Sends a job worker its next job, with the CPU seconds it may use, and starts a new stderr tail for
+    /// it. Throws when the worker is gone (its stdin closed): `write(2)` rather than `FileHandle.write`,
+    /// which traps on EPIPE.
+    package func send(job id: String, cpuSeconds: Int) throws {
+        tail.withLock { $0.removeAll() }
+        jobsStarted += 1
+        let line = Array("\(id) \(cpuSeconds)\n".utf8)
+        let written = line.withUnsafeBytes {
+            write(stdin.fileHandleForWriting.fileDescriptor, $0.baseAddress, $0.count)
+        }
+        guard written == line.count else {
+            throw MediaError(.internalError, "worker \(pid) did not take the job: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Closes the worker's stdin: a job worker exits once it has read to its end.
+    package func retire() {
+        guard !isRetired else { return }
+        isRetired = true
+        try? stdin.fileHandleForWriting.close()
+    }
+
+    /// Whether `retire()` was called.
+    package private(set) var isRetired = false
+
+    /// How reading a job's messages ended.
+    package enum JobReport {
+        /// Its final message came; the worker is ready for another job.
+        case final
+        /// The worker's stdout ended (it exited or was killed) before a final message.
+        case ended
+        /// A line was over `WorkerMessageReader.maximumLineBytes` and was dropped: the report is lost.
+        case refused
+    }
+
+    /// Reads the worker's messages for the job it was just sent, passing each to `body`, until the final one.
+    package func readJobMessages(_ body: (WorkerMessage) -> Void) -> JobReport {
+        let descriptor = stdout.fileHandleForReading.fileDescriptor
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var final = false
+        while !final {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return .ended }
+            reader.consume(Data(buffer[0..<count])) { message in
+                if message.succeeded != nil || message.failed != nil { final = true }
+                body(message)
+            }
+            if reader.refusedLine { return .refused }
+        }
+        return .final
+    }
 
     /// Reads the worker's stdout to its end, passing each message line to `body`. Returns false when a
     /// line was over `WorkerMessageReader.maximumLineBytes`: it was dropped, and the worker's answer with it.

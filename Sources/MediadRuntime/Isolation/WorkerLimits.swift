@@ -38,6 +38,32 @@ public struct WorkerLimits: Sendable, Equatable {
         try Self.set(Int32(RLIMIT_NOFILE.rawValue), Int64(openFiles), "open files")
     }
 
+    /// Sets the limits of a job worker, which runs one job after another: memory, output size and open
+    /// files as `apply()` sets them, and `cpuSeconds` as the hard CPU limit of the process's whole life.
+    /// Each job's own budget is a soft limit set by `allowCPU(seconds:)` when it starts.
+    package func applyForJobs() throws {
+        signal(SIGXFSZ, SIG_IGN)
+        try Self.set(Int32(RLIMIT_AS.rawValue), memory, "memory")
+        try Self.set(Int32(RLIMIT_FSIZE.rawValue), maxOutput, "output size")
+        try Self.set(Int32(RLIMIT_CPU.rawValue), Int64(cpuSeconds), "CPU time")
+        try Self.set(Int32(RLIMIT_NOFILE.rawValue), Int64(openFiles), "open files")
+    }
+
+    /// Lets this process use `seconds` more CPU time from now (the soft RLIMIT_CPU: past it the kernel
+    /// sends SIGXCPU, which ends the process), within the hard limit `applyForJobs()` set.
+    package static func allowCPU(seconds: Int) throws {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let used = Int64(usage.ru_utime.tv_sec) + Int64(usage.ru_stime.tv_sec) + 1
+        let resource = __rlimit_resource_t(UInt32(RLIMIT_CPU.rawValue))
+        var limit = rlimit()
+        getrlimit(resource, &limit)
+        limit.rlim_cur = min(rlim_t(used + Int64(max(1, seconds))), limit.rlim_max)
+        guard setrlimit(resource, &limit) == 0 else {
+            throw MediaError(.internalError, "cannot limit the job's CPU time: \(String(cString: strerror(errno)))")
+        }
+    }
+
     private static func set(_ resource: Int32, _ soft: Int64, _ what: String, hard: Int64? = nil) throws {
         var limit = rlimit(rlim_cur: rlim_t(soft), rlim_max: rlim_t(hard ?? soft))
         guard setrlimit(__rlimit_resource_t(UInt32(resource)), &limit) == 0 else {

@@ -2,17 +2,19 @@ import Foundation
 import JobStore
 import MediaCore
 
-/// The server side of process isolation: runs one job in a `mediad worker` child, feeds its progress to
-/// the `RunningJob`, kills it (SIGKILL) on cancel, shutdown or timeout, and turns how it ended into the
-/// job's outcome.
+/// The server side of process isolation: runs one job in a `mediad worker` taken from the `WorkerPool`,
+/// feeds its progress to the `RunningJob`, kills it (SIGKILL) on cancel, shutdown or timeout, and turns how
+/// it ended into the job's outcome. A worker that gave its final message goes back to the pool.
 ///
-/// `run` blocks until the child is gone, so it is called on a thread of its own (`DedicatedThread`), never
+/// `run` blocks until the job has ended, so it is called on a thread of its own (`DedicatedThread`), never
 /// on an event loop or the job service actor.
 package struct WorkerSupervisor {
     package let store: JobStore
     package let settings: IsolationSettings
+    package let pool: WorkerPool
 
-    /// Runs the job to its end; writes to the job's log only before the worker starts and after it ended.
+    /// Runs the job to its end; writes to the job's log only before the worker starts on it and after it
+    /// ended.
     package func run(_ record: JobRecord, _ run: RunningJob) -> Result<JobExecutor.Outcome, Error> {
         let logPath = store.logPath(id: record.id)
         let log = JobLog(path: logPath)
@@ -22,37 +24,70 @@ package struct WorkerSupervisor {
         let limits = WorkerLimits(
             memory: settings.jobMemory, maxOutput: settings.maxOutput, cpuSeconds: settings.cpuSeconds(timeout: timeout)
         )
-        let child = WorkerChild(
-            dataDirectory: store.root, id: record.id, limits: limits,
-            minimumFreeBytes: store.watermark.minimumFreeBytes)
+        let child: WorkerChild
         do {
-            try child.start()
+            child = try start(record.id, cpuSeconds: limits.cpuSeconds)
         } catch {
             log.write("attempt \(record.attempts): cannot start a worker: \(error)")
             return .failure(MediaError(.internalError, "cannot start a worker process: \(error)"))
         }
         log.write(
-            "attempt \(record.attempts): \(record.kind.rawValue) started in worker \(child.pid) (timeout \(Int(timeout)) s, "
-                + "memory \(limits.memory) bytes)")
+            "attempt \(record.attempts): \(record.kind.rawValue) started in worker \(child.pid), its job "
+                + "\(child.jobsStarted) (timeout \(Int(timeout)) s, CPU \(limits.cpuSeconds) s, memory \(limits.memory) bytes)"
+        )
         log.close()
         let watchdog = ChildWatchdog(child, timeout: timeout) { run.stopReason != .none }
         var final: WorkerMessage?
-        let complete = child.readMessages { message in
+        let report = child.readJobMessages { message in
             if let progress = message.progress { run.progress = progress }
             if message.succeeded != nil || message.failed != nil { final = message }
         }
-        let end = child.wait()
         let killed = watchdog.disarm()
+        if report == .final, killed == .none, let final {
+            // A worker that ran out of memory may have left its address space in pieces: not reused.
+            if final.failed?.code == MediaError.Code.outOfMemory.rawValue { child.retire() }
+            pool.giveBack(child)
+            let outcome = Self.outcome(final)
+            if case .failure = outcome { Self.removePartialOutputs(store.outputDirectory(id: record.id)) }
+            return outcome
+        }
+        // The worker is done for: it ended, was killed, or lost its report and is killed now.
+        if report == .refused { child.kill() }
+        let end = child.wait()
         let reopened = JobLog(path: logPath)
         defer { reopened.close() }
         let stderr = child.stderrTail()
         if !stderr.isEmpty { reopened.write("worker stderr (last lines):\n\(stderr)") }
         let outcome = Self.outcome(
             final, end: end, killed: killed,
-            stop: run.stopReason, timeout: timeout, stderr: stderr, limits: limits, complete: complete)
+            stop: run.stopReason, timeout: timeout, stderr: stderr, limits: limits, complete: report != .refused)
         reopened.write("worker \(child.pid) \(end)")
         if case .failure = outcome { Self.removePartialOutputs(store.outputDirectory(id: record.id)) }
         return outcome
+    }
+
+    /// A worker from the pool running job `id`. An idle worker can have died since its last job (its
+    /// stdin is then closed): a fresh one takes the job instead.
+    private func start(_ id: String, cpuSeconds: Int) throws -> WorkerChild {
+        let worker = try pool.take()
+        do {
+            try worker.send(job: id, cpuSeconds: cpuSeconds)
+            return worker
+        } catch {
+            worker.kill()
+            _ = worker.wait()
+            let fresh = try pool.take()
+            try fresh.send(job: id, cpuSeconds: cpuSeconds)
+            return fresh
+        }
+    }
+
+    /// The outcome a worker's final message reports.
+    private static func outcome(_ final: WorkerMessage) -> Result<JobExecutor.Outcome, Error> {
+        if let outcome = final.succeeded?.job { return .success(outcome) }
+        let failure =
+            final.failed ?? WorkerMessage.Failure(code: "internal_error", message: "the worker sent no result")
+        return .failure(MediaError(MediaError.Code(rawValue: failure.code), failure.message))
     }
 
     /// The job's outcome from the worker's final message and how it ended, by these rules, first match:

@@ -10,6 +10,14 @@ import MediaJobs
 struct JobLauncher: Sendable {
     let store: JobStore
     let isolation: IsolationSettings
+    /// The warm workers of `--isolation process`.
+    let pool: WorkerPool
+
+    init(store: JobStore, isolation: IsolationSettings) {
+        self.store = store
+        self.isolation = isolation
+        pool = WorkerPool(store: store, settings: isolation)
+    }
 
     /// The run's outcome, once its thread is done.
     func run(_ record: JobRecord, _ run: RunningJob) async -> Result<JobExecutor.Outcome, Error> {
@@ -24,7 +32,7 @@ struct JobLauncher: Sendable {
     private func execute(_ record: JobRecord, _ run: RunningJob) -> Result<JobExecutor.Outcome, Error> {
         let outcome =
             switch isolation.mode {
-            case .process: WorkerSupervisor(store: store, settings: isolation).run(record, run)
+            case .process: WorkerSupervisor(store: store, settings: isolation, pool: pool).run(record, run)
             case .none: runInProcess(record, run)
             }
         let log = JobLog(path: store.logPath(id: record.id))

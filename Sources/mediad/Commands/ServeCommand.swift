@@ -13,15 +13,15 @@ struct ServeCommand: AsyncParsableCommand {
             MEDIAD_SHUTDOWN_GRACE, MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_MIN_UPLOAD_RATE, \
             MEDIAD_SEND_TIMEOUT, MEDIAD_MAX_CONNECTIONS, MEDIAD_AUTH_TOKENS, \
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
-            MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
+            MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_WORKER_JOBS, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
             MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT, MEDIAD_WEBHOOK_SECRET, \
             MEDIAD_WEBHOOK_ALLOW, MEDIAD_WEBHOOK_RETRY_BASE, MEDIAD_WEBHOOK_CA_FILE. A flag wins over the environment.
 
-            Each job runs in its own `mediad worker` process, limited in address space (--job-memory), output \
+            Each job runs in a `mediad worker` process, limited in address space (--job-memory), output \
             file size (--max-output), CPU time and open files, and killed when it runs past its timeout: the \
             floor plus the input's size read as 128 kbit/s audio, at most the ceiling. A worker that crashes, \
             hangs or runs out of memory fails its job (worker_crashed, timeout, out_of_memory) and nothing \
-            else. POST /probe runs its own child under the same limits (and at most 30s), for at most \
+            else, and is not used again; one that ended its job takes the next, up to --worker-jobs jobs. POST /probe runs its own child under the same limits (and at most 30s), for at most \
             --max-probes requests at once; more get 429 too_many_probes. --isolation none runs jobs and \
             probes in the server process instead, for trusted input. Uploads get 507 and running jobs fail \
             with insufficient_storage before the data directory's disk has less than --min-free-disk free. \

@@ -1,19 +1,19 @@
 import ArgumentParser
 import MediadRuntime
 
-/// `mediad worker`: runs one job of a server's data directory in this process, for `mediad serve`.
+/// `mediad worker`: runs the jobs of a server's data directory that the server sends on stdin, one after
+/// another, for `mediad serve`.
 struct WorkerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
-        abstract: "Run one queued job of a data directory under resource limits (started by serve).",
+        abstract: "Run queued jobs of a data directory under resource limits (started by serve).",
         discussion: """
-            mediad serve starts one worker per job. The worker sets its limits before it opens any input, \
-            appends libav's log to the job's log, and reports progress and the outcome as JSON lines on \
-            stdout. It reads the job's record but never writes it.
+            mediad serve starts workers and sends each job as a line "<job id> <CPU seconds>" on stdin. A \
+            worker sets its limits before it opens any input (--cpu-time limits its whole life; each job \
+            gets its CPU seconds on top of what the process has used), runs the jobs in turn, appends \
+            libav's log to each job's log and reports progress and each outcome as JSON lines on stdout. \
+            It reads a job's record but never writes it, and exits at the end of stdin.
             """)
-
-    @Argument(help: "The job's id.")
-    var job: String
 
     @Option(help: "The server's data directory.")
     var dataDir: String
@@ -24,9 +24,6 @@ struct WorkerCommand: ParsableCommand {
     var minFreeDisk: Int64 = 0
 
     func run() throws {
-        JobWorker.run(
-            dataDirectory: dataDir, id: job,
-            limits: limitOptions.limits,
-            minimumFreeBytes: minFreeDisk)
+        JobWorker.serve(dataDirectory: dataDir, limits: limitOptions.limits, minimumFreeBytes: minFreeDisk)
     }
 }

@@ -43,6 +43,7 @@ extension ServeOptions {
         try environment.assign(maxOutput, Setting.maxOutput, to: &settings.maxOutput)
         try environment.assign(jobTimeoutFloor, Setting.jobTimeoutFloor, to: &settings.timeoutFloor)
         try environment.assign(jobTimeoutCeiling, Setting.jobTimeoutCeiling, to: &settings.timeoutCeiling)
+        try environment.assign(workerJobs, Setting.workerJobs, to: &settings.jobsPerWorker)
         guard settings.timeoutFloor <= settings.timeoutCeiling else {
             throw ValidationError("--job-timeout-floor must not be longer than --job-timeout-ceiling")
         }

@@ -26,6 +26,7 @@ extension ServeOptions {
         static let maxOutput = ServeSetting.bytes("max-output")
         static let jobTimeoutFloor = ServeSetting.duration("job-timeout-floor")
         static let jobTimeoutCeiling = ServeSetting.duration("job-timeout-ceiling")
+        static let workerJobs = ServeSetting.integer("worker-jobs", 1...100_000)
         static let minFreeDisk = ServeSetting.bytes("min-free-disk", zeroTurnsOff: true)
         static let logFormat = ServeSetting<LogLineHandler.Format>.choice("log-format")
         static let logLevel = ServeSetting<Logger.Level>.choice("log-level")

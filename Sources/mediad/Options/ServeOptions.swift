@@ -79,7 +79,8 @@ struct ServeOptions: ParsableArguments {
     var authTokens: String?
 
     @Option(
-        help: "The OpenAPI document served at /openapi.yaml (default: <prefix>/share/mediad/openapi.yaml beside an installed binary, else the source tree's).",
+        help:
+            "The OpenAPI document served at /openapi.yaml (default: <prefix>/share/mediad/openapi.yaml beside an installed binary, else the source tree's).",
         transform: Setting.openapi.read)
     var openapi: String?
 
@@ -106,6 +107,11 @@ struct ServeOptions: ParsableArguments {
         help: "Longest time a job may run before it is killed: seconds, or with s, m, h (default 6h).",
         transform: Setting.jobTimeoutCeiling.read)
     var jobTimeoutCeiling: TimeInterval?
+
+    @Option(
+        help: "Jobs one worker process runs before a fresh one replaces it; 1 starts a process per job (default 50).",
+        transform: Setting.workerJobs.read)
+    var workerJobs: Int?
 
     @Option(
         help:
