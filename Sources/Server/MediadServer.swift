@@ -30,7 +30,12 @@ public enum MediadServer {
             unattributed: Logger(label: "mediad.libav"))
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
-            isolation: configuration.isolation, replicas: configuration.replicas, outputLink: ServiceRoute.outputURL)
+            isolation: configuration.isolation, replicas: configuration.replicas,
+            fetcher: try configuration.egress.isEnabled
+                ? InputFetcher(
+                    policy: configuration.egress, store: store, threadPool: threadPool,
+                    maxSize: configuration.maxUpload) : nil,
+            outputLink: ServiceRoute.outputURL)
         let notifier = try await WebhookNotifier.attach(to: jobs, settings: configuration.webhooks)
         let service = MediaService(
             jobs: jobs, store: store, threadPool: threadPool, configuration: configuration, notifier: notifier)

@@ -79,7 +79,8 @@ struct ServeOptions: ParsableArguments {
     var authTokens: String?
 
     @Option(
-        help: "The OpenAPI document served at /openapi.yaml (default: <prefix>/share/mediad/openapi.yaml beside an installed binary, else the source tree's).",
+        help:
+            "The OpenAPI document served at /openapi.yaml (default: <prefix>/share/mediad/openapi.yaml beside an installed binary, else the source tree's).",
         transform: Setting.openapi.read)
     var openapi: String?
 
@@ -160,4 +161,23 @@ struct ServeOptions: ParsableArguments {
         help: "A PEM file of certificate authorities trusted for https callbacks besides the system's.",
         transform: Setting.webhookCaFile.read)
     var webhookCaFile: String?
+
+    @Option(
+        help: """
+            What input_url may fetch from, comma-separated: host names, .domain (it and its subdomains), IP \
+            addresses and CIDR ranges; internal addresses only when a range holds them (default none: URL inputs off).
+            """,
+        transform: Setting.egressAllow.read)
+    var egressAllow: String?
+
+    @Option(
+        help: "How long a connection for input_url may take to open: seconds, or with s, m (default 10s).",
+        transform: Setting.egressConnectTimeout.read)
+    var egressConnectTimeout: TimeInterval?
+
+    @Option(
+        help:
+            "How long an input_url transfer may go without a byte before it fails: seconds, or with s, m (default 30s).",
+        transform: Setting.egressIdleTimeout.read)
+    var egressIdleTimeout: TimeInterval?
 }
