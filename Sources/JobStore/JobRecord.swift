@@ -109,6 +109,9 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var notifications: [NotificationAttempt]?
     /// The inputs fetched from URLs, in the order of the kind's parts; absent for jobs without any.
     public var inputSources: [InputSource]?
+    /// The outputs PUT to URLs once the job ended, in the order they were given; absent for jobs without
+    /// any.
+    public var deliveries: [OutputDelivery]?
 
     public init(
         id: String, state: JobState = .queued, progress: Double = 0, createdAt: Date,
@@ -138,6 +141,7 @@ public struct JobRecord: Codable, Sendable, Equatable {
         case id, kind, state, progress, options, inputs, outputs, error, attempts, warnings, result, owner, replica
         case notifications
         case inputSources = "input_sources"
+        case deliveries
         case callbackURL = "callback_url"
         case createdAt = "created_at"
         case startedAt = "started_at"
@@ -170,6 +174,7 @@ public struct JobRecord: Codable, Sendable, Equatable {
         callbackURL = try container.decodeIfPresent(String.self, forKey: .callbackURL)
         notifications = try container.decodeIfPresent([NotificationAttempt].self, forKey: .notifications)
         inputSources = try container.decodeIfPresent([InputSource].self, forKey: .inputSources)
+        deliveries = try container.decodeIfPresent([OutputDelivery].self, forKey: .deliveries)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -194,5 +199,6 @@ public struct JobRecord: Codable, Sendable, Equatable {
         try container.encodeIfPresent(callbackURL, forKey: .callbackURL)
         try container.encodeIfPresent(notifications, forKey: .notifications)
         try container.encodeIfPresent(inputSources, forKey: .inputSources)
+        try container.encodeIfPresent(deliveries, forKey: .deliveries)
     }
 }

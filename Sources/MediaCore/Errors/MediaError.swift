@@ -39,6 +39,8 @@ public struct MediaError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let cancelled = Code(rawValue: "cancelled")
         /// A URL the egress policy (`--egress-allow`) does not let the server fetch from or write to.
         public static let inputRefused = Code(rawValue: "input_refused")
+        /// An output URL the egress policy does not let the server write to.
+        public static let outputRefused = Code(rawValue: "output_refused")
         /// URL inputs and outputs are off: the server has no `--egress-allow`.
         public static let egressDisabled = Code(rawValue: "egress_disabled")
         /// An input URL's host did not resolve, or the connection failed, broke or stalled.

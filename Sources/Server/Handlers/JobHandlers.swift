@@ -36,6 +36,8 @@ extension MediaService {
         if let callback { _ = try configuration.webhooks.check(callback) }
         var urls = InputURLs()
         try urls.take(kind, from: &values, policy: configuration.egress)
+        var targets = OutputURLs()
+        try targets.take(from: &values, policy: configuration.egress)
         let multipart = try MultipartBoundary(request.head.headers)
         if multipart == nil { _ = try options(kind, values) }
 
@@ -55,6 +57,7 @@ extension MediaService {
             if let field = values.removeValue(forKey: "callback_url") { callback = field }
             do {
                 try urls.take(kind, from: &values, policy: configuration.egress)
+                try targets.take(from: &values, policy: configuration.egress)
             } catch {
                 await discard(received)
                 throw error
@@ -97,7 +100,7 @@ extension MediaService {
                 id: fingerprint.jobID, options: options, received: received,
                 sourceName: requestedName
                     ?? received.values.compactMap({ $0.filename.flatMap(SourceName.clean) }).first ?? urls.sourceName,
-                owner: request.caller?.name, callbackURL: callback, urls: urls)
+                owner: request.caller?.name, callbackURL: callback, urls: urls, targets: targets)
             if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
             await jobs.enqueue(record)
             return try await answer(record.id, wait: wait, created: true)
@@ -135,8 +138,9 @@ extension MediaService {
 
     private func create(
         id: String, options: JobOptions, received: [String: UploadReceiver.Part], sourceName: String?,
-        owner: String?, callbackURL: String?, urls: InputURLs
+        owner: String?, callbackURL: String?, urls: InputURLs, targets: OutputURLs
     ) async throws -> JobRecord {
+        let delivered = try targets.deliveries(primaryName: try options.kind.primaryOutput(for: options))
         var inputs: [String: UploadedFile] = [:]
         for part in options.kind.inputs { inputs[part.storedName] = received[part.name]?.file }
         var record = JobRecord(
@@ -146,7 +150,9 @@ extension MediaService {
             },
             sourceName: sourceName, owner: owner, callbackURL: callbackURL)
         record.inputSources = urls.sources(options.kind)
-        let (files, stored, egress) = (inputs, record, EgressTargets(inputs: urls.targets))
+        record.deliveries = targets.isEmpty ? nil : delivered.deliveries
+        let egress = EgressTargets(inputs: urls.targets, outputs: delivered.urls)
+        let (files, stored) = (inputs, record)
         try await threadPool.runIfActive { [store] in try store.create(stored, inputs: files, egress: egress) }
         return record
     }

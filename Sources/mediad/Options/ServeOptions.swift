@@ -164,20 +164,20 @@ struct ServeOptions: ParsableArguments {
 
     @Option(
         help: """
-            What input_url may fetch from, comma-separated: host names, .domain (it and its subdomains), IP \
-            addresses and CIDR ranges; internal addresses only when a range holds them (default none: URL inputs off).
+            What input_url and output_url may reach, comma-separated: host names, .domain (it and its subdomains), \
+            IP addresses and CIDR ranges; internal addresses only when a range holds them (default none: off).
             """,
         transform: Setting.egressAllow.read)
     var egressAllow: String?
 
     @Option(
-        help: "How long a connection for input_url may take to open: seconds, or with s, m (default 10s).",
+        help: "How long a connection for a URL input or output may take to open: seconds, or with s, m (default 10s).",
         transform: Setting.egressConnectTimeout.read)
     var egressConnectTimeout: TimeInterval?
 
     @Option(
         help:
-            "How long an input_url transfer may go without a byte before it fails: seconds, or with s, m (default 30s).",
+            "How long a URL input or output transfer may go without a byte before it fails: seconds, or with s, m (default 30s).",
         transform: Setting.egressIdleTimeout.read)
     var egressIdleTimeout: TimeInterval?
 }
