@@ -138,6 +138,12 @@ import Testing
         #expect(source(missing)["status"] as? Int == 404)
         #expect(((missing["error"] as? [String: Any])?["message"] as? String)?.contains("404") == true)
 
+        // A fetched file is screened like an upload: text named .mp4 is not remuxed.
+        try files.scratch.write("notes.mp4", Array("#EXTM3U\nsegment.ts\n".utf8))
+        let text = try ended(server, try #require(try submit(server, files.url("/notes.mp4")).json["id"] as? String))
+        #expect(errorCode(text) == "unsupported_format")
+        #expect(source(text)["state"] as? String == "failed")
+
         let stalled = try ended(server, try #require(try submit(server, files.url("/stall")).json["id"] as? String))
         #expect(errorCode(stalled) == "input_unreachable")
         let closed = try ended(

@@ -24,6 +24,7 @@ extension JobService {
             guard let url = targets.inputs[source.name] else {
                 throw MediaError(.internalError, "the URL of input \(source.name) is missing from egress.json")
             }
+            log.write("fetching input \(source.name) from \(source.url)")
             do {
                 let fetched = try await Self.untilStopped(run) { try await fetcher.fetch(url) }
                 let part = started.kind.inputs.first { $0.storedName == source.name }
@@ -49,6 +50,7 @@ extension JobService {
                 try? await update(id) { $0.setSource(source.name, state: .failed, status: failure.status) }
                 throw failure.error
             } catch {
+                log.write("input \(source.name) from \(source.url) not taken: \(error)")
                 try? await update(id) { $0.setSource(source.name, state: .failed, status: nil) }
                 throw error
             }
