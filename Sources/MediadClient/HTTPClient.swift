@@ -6,7 +6,7 @@ import Synchronization
 
 /// A small HTTP/1.1 client on NIO: one request per connection (`Connection: close`), over TLS for `https`
 /// URLs (`ClientTLS`), bodies streamed from a file or sent from memory, responses collected (bounded) or
-/// streamed to a sink. Used for webhook deliveries and by `mediad submit`.
+/// streamed to a sink. Used for webhook deliveries, URL inputs and output deliveries, and by `mediad submit`.
 ///
 /// It never follows redirects: a 3xx is returned like any other status.
 /// A request with a file body sends `Expect: 100-continue` and waits for the go-ahead, so a request the

@@ -146,6 +146,8 @@ import Testing
 
         let stalled = try ended(server, try #require(try submit(server, files.url("/stall")).json["id"] as? String))
         #expect(errorCode(stalled) == "input_unreachable")
+        #expect(
+            ((stalled["error"] as? [String: Any])?["message"] as? String)?.contains("no data moved for 1.0s") == true)
         let closed = try ended(
             server,
             try #require(try submit(server, "http://127.0.0.1:\(try Self.closedPort())/a.mp4").json["id"] as? String))
