@@ -204,6 +204,26 @@ import Testing
         #expect(try String(contentsOfFile: files.scratch.file("requests.log"), encoding: .utf8).contains(signature))
     }
 
+    @Test func fetchesOverTLSOnlyFromPeersItCanVerify() throws {
+        let scratch = try Scratch("input-url-tls")
+        let certificates = try TLSReceiver.certificates(for: ["IP:127.0.0.1"], in: scratch)
+        let peer = try TLSReceiver(certificates, in: scratch)
+        defer { peer.stop() }
+        let trusting = try ServerProcess(["--egress-allow", "127.0.0.1", "--webhook-ca-file", certificates.authority])
+        // The peer answers any GET with a few bytes of text: verified and fetched (status 200), then screened out.
+        let verified = try ended(
+            trusting, try #require(try submit(trusting, "\(peer.url)/talk.mp4").json["id"] as? String))
+        #expect(source(verified)["status"] as? Int == 200)
+        #expect(errorCode(verified) == "unsupported_format")
+        let stranger = try ServerProcess(["--egress-allow", "127.0.0.1"])
+        let refused = try ended(
+            stranger, try #require(try submit(stranger, "\(peer.url)/talk.mp4").json["id"] as? String))
+        #expect(errorCode(refused) == "input_unreachable")
+        #expect(source(refused)["status"] is NSNull)
+        let message = (refused["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains("not signed by a trusted authority"), "\(message)")
+    }
+
     /// A loopback port nothing listens on.
     static func closedPort() throws -> Int {
         let (socket, port) = try LoopbackListener.listeningSocket()

@@ -25,8 +25,10 @@ extension JobService {
                 throw MediaError(.internalError, "the URL of input \(source.name) is missing from egress.json")
             }
             log.write("fetching input \(source.name) from \(source.url)")
+            var status: Int? = nil
             do {
                 let fetched = try await Self.untilStopped(run) { try await fetcher.fetch(url) }
+                status = fetched.status
                 let part = started.kind.inputs.first { $0.storedName == source.name }
                 try await io { [store, kind = started.kind] in
                     do {
@@ -51,7 +53,7 @@ extension JobService {
                 throw failure.error
             } catch {
                 log.write("input \(source.name) from \(source.url) not taken: \(error)")
-                try? await update(id) { $0.setSource(source.name, state: .failed, status: nil) }
+                try? await update(id) { [status] in $0.setSource(source.name, state: .failed, status: status) }
                 throw error
             }
         }
