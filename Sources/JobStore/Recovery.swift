@@ -22,6 +22,7 @@ public enum Recovery {
             recovered.state = .queued
             recovered.progress = 0
             recovered.startedAt = nil
+            recovered.markUnfetchedSources(.pending)
         }
         return recovered
     }

@@ -6,7 +6,7 @@ import Synchronization
 
 /// A small HTTP/1.1 client on NIO: one request per connection (`Connection: close`), over TLS for `https`
 /// URLs (`ClientTLS`), bodies streamed from a file or sent from memory, responses collected (bounded) or
-/// streamed to a sink. Used for webhook deliveries and by `mediad submit`.
+/// streamed to a sink. Used for webhook deliveries, URL inputs and output deliveries, and by `mediad submit`.
 ///
 /// It never follows redirects: a 3xx is returned like any other status.
 /// A request with a file body sends `Expect: 100-continue` and waits for the go-ahead, so a request the
@@ -50,22 +50,31 @@ public struct HTTPClient: Sendable {
     }
 
     /// Sends one request and reads the response. `timeout` bounds the whole exchange (nil: no bound);
-    /// a collected body over `maxBody` bytes is a failure. With `sink`, body chunks go there instead.
-    /// `address`, when given, is connected to instead of resolving the URL's host (which is still sent
-    /// as `Host`).
+    /// `idleTimeout`, when given, closes a connection on which no byte moved either way for that long;
+    /// `connectTimeout` bounds the connection (at most 10 s and `timeout` by default). A collected body
+    /// over `maxBody` bytes is a failure. With `sink`, body chunks go there instead, after `onHead` has
+    /// seen the final status and headers (and may throw to stop there). `address`, when given, is
+    /// connected to instead of resolving the URL's host (which is still sent as `Host`).
     public func send(
         _ method: HTTPMethod, _ url: HTTPURL, address: SocketAddress? = nil, headers: [(String, String)] = [],
         body: Body = .empty,
-        timeout: TimeAmount? = .seconds(10), maxBody: Int = 16 << 20,
+        timeout: TimeAmount? = .seconds(10), connectTimeout: TimeAmount? = nil, idleTimeout: TimeAmount? = nil,
+        maxBody: Int = 16 << 20, onHead: (@Sendable (Int, HTTPHeaders) throws -> Void)? = nil,
         sink: (@Sendable (ByteBuffer) async throws -> Void)? = nil
     ) async throws -> Response {
         let channel: Connection
+        let idled = TimeoutFlag()
         do {
             let bootstrap = ClientBootstrap(group: group)
-                .connectTimeout(min(timeout ?? .seconds(10), .seconds(10)))
+                .connectTimeout(connectTimeout ?? min(timeout ?? .seconds(10), .seconds(10)))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
             let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { [tls] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let idleTimeout {
+                        try channel.pipeline.syncOperations.addHandlers([
+                            IdleStateHandler(allTimeout: idleTimeout), IdleCloser(flag: idled),
+                        ])
+                    }
                     if url.isSecure { try channel.pipeline.syncOperations.addHandler(try tls.handler(for: url)) }
                     try channel.pipeline.syncOperations.addHandlers([
                         HTTPRequestEncoder(),
@@ -132,17 +141,20 @@ public struct HTTPClient: Sendable {
                         // A server may answer and close before taking the whole body: its answer wins. With no
                         // answer, a write refused because the connection closed gives the reason it closed.
                         do {
-                            return try await readResponse(&parts, early: nil, maxBody: maxBody, sink: nil)
+                            return try await readResponse(
+                                &parts, early: nil, maxBody: maxBody, onHead: onHead, sink: nil)
                         } catch let reason {
                             throw (error as? ChannelError) == .ioOnClosedChannel ? reason : error
                         }
                     }
                 }
-                return try await readResponse(&parts, early: early, maxBody: maxBody, sink: sink)
+                return try await readResponse(&parts, early: early, maxBody: maxBody, onHead: onHead, sink: sink)
             }
         } catch let error as Failure {
+            if idled.isSet { throw Failure(message: "no data moved for \(timeoutText(idleTimeout))") }
             throw timedOut.isSet ? Failure(message: "timed out after \(timeoutText(timeout))") : error
         } catch {
+            if idled.isSet { throw Failure(message: "no data moved for \(timeoutText(idleTimeout))") }
             if timedOut.isSet { throw Failure(message: "timed out after \(timeoutText(timeout))") }
             throw Failure(message: "\(url.hostHeader): \(tls.explain(error, for: url) ?? "\(error)")")
         }
@@ -167,9 +179,11 @@ public struct HTTPClient: Sendable {
 
     private func readResponse(
         _ parts: inout NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator, early: HTTPResponseHead?,
-        maxBody: Int, sink: (@Sendable (ByteBuffer) async throws -> Void)?
+        maxBody: Int, onHead: (@Sendable (Int, HTTPHeaders) throws -> Void)?,
+        sink: (@Sendable (ByteBuffer) async throws -> Void)?
     ) async throws -> Response {
         var head = early
+        if let early { try onHead?(Int(early.status.code), early.headers) }
         var collected: [UInt8] = []
         while let part = try await parts.next() {
             switch part {
@@ -177,6 +191,7 @@ public struct HTTPClient: Sendable {
                 continue
             case .head(let received):
                 head = received
+                try onHead?(Int(received.status.code), received.headers)
             case .body(let chunk):
                 if let sink {
                     try await sink(chunk)
@@ -206,8 +221,8 @@ public struct HTTPClient: Sendable {
     }
 }
 
-/// Set once, from the event loop, when a request's deadline closed its connection.
-private final class TimeoutFlag: Sendable {
+/// Set once, from the event loop, when a request's deadline (or its idle timeout) closed its connection.
+final class TimeoutFlag: Sendable {
     private let flag = Atomic<Bool>(false)
     func set() { flag.store(true, ordering: .relaxed) }
     var isSet: Bool { flag.load(ordering: .relaxed) }

@@ -94,5 +94,11 @@ public struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
         return copy
     }
 
+    /// The URL without its query string, for records and messages: the query of a presigned URL is its
+    /// signature, a secret.
+    public var redacted: String {
+        "\(isSecure ? "https" : "http")://\(hostHeader)\(target.prefix { $0 != "?" })"
+    }
+
     public var description: String { "\(isSecure ? "https" : "http")://\(hostHeader)\(target)" }
 }

@@ -30,15 +30,21 @@ public enum MediadServer {
             unattributed: Logger(label: "mediad.libav"))
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
-            isolation: configuration.isolation, replicas: configuration.replicas, outputLink: ServiceRoute.outputURL)
-        let notifier = try await WebhookNotifier.attach(to: jobs, settings: configuration.webhooks)
+            isolation: configuration.isolation, replicas: configuration.replicas,
+            fetcher: try configuration.egress.isEnabled
+                ? InputFetcher(
+                    policy: configuration.egress, store: store, threadPool: threadPool,
+                    maxSize: configuration.maxUpload) : nil,
+            outputLink: ServiceRoute.outputURL)
+        let notifier = try WebhookNotifier(settings: configuration.webhooks, jobs: jobs)
+        let deliverer = try await OutputDeliverer.attach(to: jobs, policy: configuration.egress, notifier: notifier)
         let service = MediaService(
             jobs: jobs, store: store, threadPool: threadPool, configuration: configuration, notifier: notifier)
         // Bound before any job starts, so a server that cannot listen has touched no job. Connections the
         // kernel accepts meanwhile wait until the server runs.
         let server = try await bind(configuration, responder: service)
         try await jobs.start()
-        await notifier.resume()
+        await deliverer.resume()
         logger.info(
             "listening",
             metadata: [
@@ -52,6 +58,7 @@ public enum MediadServer {
                 services: [
                     .init(service: server, serviceName: "connections"),
                     .init(service: JobLifecycle(jobs: jobs, grace: configuration.shutdownGrace), serviceName: "jobs"),
+                    .init(service: deliverer, serviceName: "deliveries"),
                     .init(service: notifier, serviceName: "webhooks"),
                     .init(
                         service: RetentionSweeper(

@@ -53,6 +53,8 @@ public struct ServerConfiguration: Sendable {
     public var replicas: ReplicaSettings? = nil
     /// Job-end callbacks (`callback_url`): secret, allowed hosts, retries.
     public var webhooks = WebhookSettings()
+    /// What URL inputs may be fetched from (`--egress-allow`) and how; empty: URL inputs are off.
+    public var egress = EgressPolicy()
 
     public init() {}
 }

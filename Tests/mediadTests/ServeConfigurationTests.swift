@@ -76,6 +76,9 @@ import Testing
         (["MEDIAD_SHARED_STORE": "maybe"], "MEDIAD_SHARED_STORE must be 1 or 0"),
         (["MEDIAD_WEBHOOK_ALLOW": "example.com"], "--webhook-allow needs --webhook-secret"),
         (["MEDIAD_AUTH_TOKENS": "/nonexistent/tokens"], "cannot read the token file"),
+        (["MEDIAD_EGRESS_ALLOW": "10.0.0.0/33"], "--egress-allow: '10.0.0.0/33' is not an egress rule"),
+        (["MEDIAD_EGRESS_ALLOW": "*.example.com"], "--egress-allow: '*.example.com' is not an egress rule"),
+        (["MEDIAD_EGRESS_IDLE_TIMEOUT": "0"], "--egress-idle-timeout must be more than 0"),
     ])
     func environmentValuesAreReadLikeFlags(environment: [String: String], message: String) throws {
         let result = try Self.serve(environment: environment)

@@ -37,6 +37,18 @@ public struct MediaError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let insufficientStorage = Code(rawValue: "insufficient_storage")
         /// The job was cancelled by its caller.
         public static let cancelled = Code(rawValue: "cancelled")
+        /// A URL the egress policy (`--egress-allow`) does not let the server fetch from or write to.
+        public static let inputRefused = Code(rawValue: "input_refused")
+        /// An output URL the egress policy does not let the server write to.
+        public static let outputRefused = Code(rawValue: "output_refused")
+        /// URL inputs and outputs are off: the server has no `--egress-allow`.
+        public static let egressDisabled = Code(rawValue: "egress_disabled")
+        /// An input URL's host did not resolve, or the connection failed, broke or stalled.
+        public static let inputUnreachable = Code(rawValue: "input_unreachable")
+        /// An input URL answered with a status that is not a success (the message names it).
+        public static let inputHTTPError = Code(rawValue: "input_http_error")
+        /// An input URL's body is larger than the server's upload limit.
+        public static let inputTooLarge = Code(rawValue: "input_too_large")
         /// libav failed in a way no input should cause; a bug to report.
         public static let internalError = Code(rawValue: "internal_error")
     }

@@ -1,7 +1,8 @@
 import Foundation
 import JobStore
 
-/// The runs under way on this server: starts a queued job's run and records how it ends.
+/// The runs under way on this server: starts a queued job's run and records how it ends. A run first
+/// fetches the job's URL inputs (`JobService.fetchInputs`), then runs the job.
 ///
 /// Belongs to one `JobService` and runs on its actor (each method takes the service as an `isolated`
 /// parameter), like its scheduler, which decides what to start. A run itself goes through a `JobLauncher`,
@@ -24,6 +25,7 @@ final class JobRunner {
         record.attempts += 1
         record.progress = 0
         record.replica = jobs.scheduler.replicaID
+        record.markUnfetchedSources(.fetching)
         jobs.records[record.id] = record
         jobs.events.changed(record, from: .queued)
         let run = RunningJob()
@@ -36,7 +38,13 @@ final class JobRunner {
         Task {
             await jobs.scheduler.recordRun(started, "start", jobs)
             try? await jobs.save(started)
-            let outcome = await launcher.run(started, run)
+            let outcome: Result<JobExecutor.Outcome, Error>
+            do {
+                let ready = try await jobs.fetchInputs(started, run)
+                outcome = await launcher.run(ready, run)
+            } catch {
+                outcome = .failure(error)
+            }
             await self.completed(started.id, RunEnd(outcome, stop: run.stopReason), jobs)
         }
     }
@@ -65,6 +73,7 @@ final class JobRunner {
                 record.state = .queued
                 record.progress = 0
                 record.startedAt = nil
+                record.markUnfetchedSources(.pending)
                 jobs.records[id] = record
                 jobs.events.changed(record, from: .running)
                 try await jobs.save(record)

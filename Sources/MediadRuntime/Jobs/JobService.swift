@@ -39,13 +39,16 @@ package actor JobService {
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
     private(set) var accepting = true
     private var endObserver: (@Sendable (JobRecord) -> Void)?
+    /// Fetches URL inputs (`input_url`) when a run starts; nil when the server allows no egress.
+    let fetcher: InputFetcher?
 
-    /// With `replicas` set, the service shares `store` with other replicas (`LeaseScheduler`); `outputLink`
-    /// is the API's download url of an output.
+    /// With `replicas` set, the service shares `store` with other replicas (`LeaseScheduler`); `fetcher`
+    /// fetches URL inputs; `outputLink` is the API's download url of an output.
     package init(
         store: JobStore, threadPool: NIOThreadPool, workers: Int, maxQueued: Int, isolation: IsolationSettings,
-        replicas: ReplicaSettings? = nil, outputLink: @escaping OutputLink
+        replicas: ReplicaSettings? = nil, fetcher: InputFetcher? = nil, outputLink: @escaping OutputLink
     ) {
+        self.fetcher = fetcher
         self.store = store
         self.outputLink = outputLink
         self.threadPool = threadPool

@@ -16,15 +16,29 @@ package enum CallbackAddress {
         package var description: String { message }
     }
 
+    /// Why a host could not be resolved at all (no such name, no DNS answer).
+    package struct LookupFailure: Error, CustomStringConvertible {
+        var message: String
+        package var description: String { message }
+    }
+
     /// Resolves `url`'s host (blocking: call on a thread pool) and returns the first address it may use.
     package static func resolve(_ url: HTTPURL, allowed: [HostPattern]) throws -> SocketAddress {
+        try resolve(url, setting: "--webhook-allow") { text, _ in allowed.contains { $0.matches(text) } }
+    }
+
+    /// Resolves `url`'s host and returns the first address that is public or that `listed` (given the
+    /// address as text and as a socket address) allows; `setting` names the allow list in the refusal.
+    package static func resolve(
+        _ url: HTTPURL, setting: String, listed: (String, SocketAddress) -> Bool
+    ) throws -> SocketAddress {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_family = AF_UNSPEC
         var list: UnsafeMutablePointer<addrinfo>? = nil
         let status = getaddrinfo(url.host, String(url.port), &hints, &list)
         guard status == 0, let list else {
-            throw Refusal(message: "cannot resolve \(url.host): \(String(cString: gai_strerror(status)))")
+            throw LookupFailure(message: "cannot resolve \(url.host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(list) }
         var refused: [String] = []
@@ -44,12 +58,12 @@ package enum CallbackAddress {
                 continue
             }
             guard let text = address.ipAddress else { continue }
-            if !isInternal(address) || allowed.contains(where: { $0.matches(text) }) { return address }
+            if !isInternal(address) || listed(text, address) { return address }
             refused.append(text)
         }
         throw Refusal(
             message:
-                "\(url.host) resolves to \(refused.joined(separator: ", ")), an internal address not on --webhook-allow"
+                "\(url.host) resolves to \(refused.joined(separator: ", ")), an internal address not on \(setting)"
         )
     }
 

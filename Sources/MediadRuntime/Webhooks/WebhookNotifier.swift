@@ -16,7 +16,7 @@ import Synchronization
 /// resolved and pinned by `CallbackAddress`, which keeps allowed names off internal addresses.
 /// Deliveries are child tasks of the notifier's `run`, a service of the group: a shutdown cancels those
 /// under way, and a restart resumes those of jobs that ended within the window and have no 2xx yet
-/// (`resume`).
+/// (`OutputDeliverer.resume`).
 package final class WebhookNotifier: Service, Sendable {
     /// One job's delivery, from its next attempt on.
     private struct Delivery: Sendable {
@@ -35,29 +35,21 @@ package final class WebhookNotifier: Service, Sendable {
     private let active = Mutex<Set<String>>([])
     private let (pending, deliveries) = AsyncStream.makeStream(of: Delivery.self)
 
-    private init(settings: WebhookSettings, jobs: JobService) throws {
+    /// A notifier for the jobs of `jobs`. It hears of their ends from the `OutputDeliverer`, once their
+    /// outputs are delivered, which also resumes at start the deliveries a restart cut off (in a shared
+    /// store, of the jobs this replica ran last).
+    package init(settings: WebhookSettings, jobs: JobService) throws {
         self.settings = settings
         self.jobs = jobs
         client = try HTTPClient(tls: settings.tls)
     }
 
-    /// A notifier that hears of every job `jobs` ends.
-    package static func attach(to jobs: JobService, settings: WebhookSettings) async throws -> WebhookNotifier {
-        let notifier = try WebhookNotifier(settings: settings, jobs: jobs)
-        await jobs.onJobEnd { notifier.deliver($0) }
-        return notifier
-    }
-
-    /// Resumes the unfinished deliveries of jobs loaded from the store (in a shared store, of the jobs
-    /// this replica ran last).
-    package func resume() async {
-        for record in await jobs.endedJobsToNotify() { deliver(record) }
-    }
-
     /// Starts delivering the end of `job`, unless it has no callback, was delivered, or its window closed.
-    package func deliver(_ job: JobRecord) {
+    /// The window runs from when the job ended, or from `windowFrom` when the job's outputs were delivered
+    /// later than that.
+    package func deliver(_ job: JobRecord, windowFrom: Date? = nil) {
         let previous = job.notifications ?? []
-        let deadline = (job.finishedAt ?? Date()).addingTimeInterval(settings.retryWindow)
+        let deadline = (windowFrom ?? job.finishedAt ?? Date()).addingTimeInterval(settings.retryWindow)
         guard !previous.contains(where: \.delivered), Date() < deadline else { return }
         queue(job, deadline: deadline)
     }

@@ -34,6 +34,10 @@ extension MediaService {
         values["filename"] = nil
         var callback = values.removeValue(forKey: "callback_url")
         if let callback { _ = try configuration.webhooks.check(callback) }
+        var urls = InputURLs()
+        try urls.take(kind, from: &values, policy: configuration.egress)
+        var targets = OutputURLs()
+        try targets.take(from: &values, policy: configuration.egress)
         let multipart = try MultipartBoundary(request.head.headers)
         if multipart == nil { _ = try options(kind, values) }
 
@@ -51,17 +55,32 @@ extension MediaService {
                 values[key] = value
             }
             if let field = values.removeValue(forKey: "callback_url") { callback = field }
+            do {
+                try urls.take(kind, from: &values, policy: configuration.egress)
+                try targets.take(from: &values, policy: configuration.egress)
+            } catch {
+                await discard(received)
+                throw error
+            }
+        } else if !urls.isEmpty {
+            try await requireNoBody(request)
         } else {
             let file = try await uploads.receiveRaw(request.body)
             received[try await rawPartName(kind, file)] = UploadReceiver.Part(file: file, filename: nil)
         }
         do {
             let options = try options(kind, values)
-            guard !received.isEmpty else {
+            if let both = kind.inputs.first(where: { received[$0.name] != nil && urls.names.contains($0.storedName) }) {
+                throw ServiceError(
+                    .badRequest, "invalid_option",
+                    "input '\(both.name)' is given both as a file and as \(InputURLs.field(of: both))")
+            }
+            guard !received.isEmpty || !urls.isEmpty else {
                 throw ServiceError(
                     .badRequest, "missing_input",
-                    "no input: send the file as the body or as part \(kind.inputs.map { "'\($0.name)'" }.joined(separator: " or "))"
-                )
+                    "no input: send the file as the body or as part "
+                        + "\(kind.inputs.map { "'\($0.name)'" }.joined(separator: " or ")), or its URL as "
+                        + kind.inputs.map(InputURLs.field).joined(separator: " or "))
             }
             for (part, upload) in received {
                 let path = upload.file.path
@@ -70,7 +89,8 @@ extension MediaService {
             if let callback { _ = try configuration.webhooks.check(callback) }
             let fingerprint = IdempotencyEntry(
                 jobID: JobStore.newID(), createdAt: Date(), options: options, callbackURL: callback,
-                inputs: Dictionary(uniqueKeysWithValues: received.map { ($0.key, $0.value.file.sha256) }))
+                inputs: Dictionary(uniqueKeysWithValues: received.map { ($0.key, $0.value.file.sha256) })
+                    .merging(urls.fingerprints) { file, _ in file })
             if let idempotency, let replay = try await replay(idempotency, fingerprint, wait: wait) {
                 await discard(received)
                 return replay
@@ -79,8 +99,8 @@ extension MediaService {
             let record = try await create(
                 id: fingerprint.jobID, options: options, received: received,
                 sourceName: requestedName
-                    ?? received.values.compactMap({ $0.filename.flatMap(SourceName.clean) }).first,
-                owner: request.caller?.name, callbackURL: callback)
+                    ?? received.values.compactMap({ $0.filename.flatMap(SourceName.clean) }).first ?? urls.sourceName,
+                owner: request.caller?.name, callbackURL: callback, urls: urls, targets: targets)
             if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
             await jobs.enqueue(record)
             return try await answer(record.id, wait: wait, created: true)
@@ -118,19 +138,33 @@ extension MediaService {
 
     private func create(
         id: String, options: JobOptions, received: [String: UploadReceiver.Part], sourceName: String?,
-        owner: String?, callbackURL: String?
+        owner: String?, callbackURL: String?, urls: InputURLs, targets: OutputURLs
     ) async throws -> JobRecord {
+        let delivered = try targets.deliveries(primaryName: try options.kind.primaryOutput(for: options))
         var inputs: [String: UploadedFile] = [:]
         for part in options.kind.inputs { inputs[part.storedName] = received[part.name]?.file }
-        let record = JobRecord(
+        var record = JobRecord(
             id: id, createdAt: Date(), options: options,
             inputs: inputs.sorted { $0.key < $1.key }.map {
                 JobInput(name: $0.key, size: $0.value.size, sha256: $0.value.sha256)
             },
             sourceName: sourceName, owner: owner, callbackURL: callbackURL)
-        let files = inputs
-        try await threadPool.runIfActive { [store] in try store.create(record, inputs: files) }
+        record.inputSources = urls.sources(options.kind)
+        record.deliveries = targets.isEmpty ? nil : delivered.deliveries
+        let egress = EgressTargets(inputs: urls.targets, outputs: delivered.urls)
+        let (files, stored) = (inputs, record)
+        try await threadPool.runIfActive { [store] in try store.create(stored, inputs: files, egress: egress) }
         return record
+    }
+
+    /// A submission whose inputs come from URLs has no body to read: a body is refused rather than dropped.
+    private func requireNoBody(_ request: Request) async throws {
+        let refusal = ServiceError(
+            .badRequest, "invalid_request", "send the input either as the body or as a URL option, not both")
+        if let length = request.contentLength, length > 0 { throw refusal }
+        while let chunk = try await request.body.next() {
+            if chunk.readableBytes > 0 { throw refusal }
+        }
     }
 
     private func discard(_ received: [String: UploadReceiver.Part]) async {

@@ -21,7 +21,9 @@ extension ServiceError {
     init(_ error: MediaError) {
         let status: HTTPResponseStatus =
             switch error.code {
-            case .invalidOption, .conflictingOptions, .emptyInput: .badRequest
+            case .invalidOption, .conflictingOptions, .emptyInput, .inputRefused, .outputRefused,
+                .egressDisabled:
+                .badRequest
             case .unsupportedFormat: .unsupportedMediaType
             case .ioError, .internalError: .internalServerError
             case .cancelled: .serviceUnavailable

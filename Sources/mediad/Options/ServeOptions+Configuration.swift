@@ -31,6 +31,8 @@ extension ServeOptions {
         try environment.assign(logLevel, Setting.logLevel, to: &configuration.logLevel)
         configuration.replicas = try replicaSettings(environment)
         try webhookSettings(&configuration.webhooks, environment)
+        try egressPolicy(&configuration.egress, environment)
+        configuration.egress.tls = configuration.webhooks.tls
         if let path = try environment.value(authTokens, Setting.authTokens) {
             configuration.accessTokens = try Self.accessTokens(path)
         }
@@ -98,6 +100,21 @@ extension ServeOptions {
         }
         if !settings.allowedHosts.isEmpty && settings.secret == nil {
             throw ValidationError("--webhook-allow needs --webhook-secret (or MEDIAD_WEBHOOK_SECRET) to sign callbacks")
+        }
+    }
+
+    private func egressPolicy(_ policy: inout EgressPolicy, _ environment: ServeEnvironment) throws {
+        if let list = try environment.value(egressAllow, Setting.egressAllow) {
+            do {
+                policy.rules = try EgressRule.list(list)
+            } catch {
+                throw ValidationError("--egress-allow: \(error)")
+            }
+        }
+        try environment.assign(egressConnectTimeout, Setting.egressConnectTimeout, to: &policy.connectTimeout)
+        try environment.assign(egressIdleTimeout, Setting.egressIdleTimeout, to: &policy.idleTimeout)
+        guard policy.connectTimeout > 0, policy.idleTimeout > 0 else {
+            throw ValidationError("--egress-connect-timeout and --egress-idle-timeout must be more than 0")
         }
     }
 

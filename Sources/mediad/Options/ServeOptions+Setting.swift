@@ -42,5 +42,8 @@ extension ServeOptions {
         static let webhookAllow = ServeSetting.text("webhook-allow")
         static let webhookRetryBase = ServeSetting.duration("webhook-retry-base")
         static let webhookCaFile = ServeSetting.text("webhook-ca-file")
+        static let egressAllow = ServeSetting.text("egress-allow")
+        static let egressConnectTimeout = ServeSetting.duration("egress-connect-timeout")
+        static let egressIdleTimeout = ServeSetting.duration("egress-idle-timeout")
     }
 }

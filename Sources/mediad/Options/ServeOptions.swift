@@ -166,4 +166,23 @@ struct ServeOptions: ParsableArguments {
         help: "A PEM file of certificate authorities trusted for https callbacks besides the system's.",
         transform: Setting.webhookCaFile.read)
     var webhookCaFile: String?
+
+    @Option(
+        help: """
+            What input_url and output_url may reach, comma-separated: host names, .domain (it and its subdomains), \
+            IP addresses and CIDR ranges; internal addresses only when a range holds them (default none: off).
+            """,
+        transform: Setting.egressAllow.read)
+    var egressAllow: String?
+
+    @Option(
+        help: "How long a connection for a URL input or output may take to open: seconds, or with s, m (default 10s).",
+        transform: Setting.egressConnectTimeout.read)
+    var egressConnectTimeout: TimeInterval?
+
+    @Option(
+        help:
+            "How long a URL input or output transfer may go without a byte before it fails: seconds, or with s, m (default 30s).",
+        transform: Setting.egressIdleTimeout.read)
+    var egressIdleTimeout: TimeInterval?
 }

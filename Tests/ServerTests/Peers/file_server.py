@@ -1,0 +1,76 @@
+"""A directory served over HTTP on loopback by Python's http.server, for the URL-input tests.
+
+Besides the files of the directory (argv[1]) it answers three paths of its own: /redirect?to=URL with a
+302 to that URL, /loop with a 302 to itself, and /stall with a head promising a megabyte, a kilobyte of
+it, then nothing for a minute.
+PUT is the target of output deliveries: /put/NAME stores the body as NAME and answers 201 with an ETag
+(its MD5, as S3's); /fail-once/NAME answers 503 to its first PUT, then stores; /hold/NAME never answers its
+first PUT (for a minute), then stores; any other path is 403.
+Prints the port it listens on, then serves until it is killed.
+"""
+
+import functools
+import hashlib
+import http.server
+import os
+import sys
+import time
+import urllib.parse
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    # HTTP/1.1, so that a PUT with Expect: 100-continue gets its 100 Continue.
+    protocol_version = "HTTP/1.1"
+    seen = set()
+
+    def do_PUT(self):
+        path = urllib.parse.urlsplit(self.path).path
+        first = path not in Handler.seen
+        Handler.seen.add(path)
+        kind, _, name = path.lstrip("/").partition("/")
+        if kind == "hold" and first:
+            time.sleep(60)
+            return
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if kind not in ("put", "fail-once", "hold") or not name or "/" in name:
+            self.answer(403)
+        elif kind == "fail-once" and first:
+            self.answer(503)
+        else:
+            with open(os.path.join(self.directory, name), "wb") as file:
+                file.write(body)
+            self.answer(201, '"%s"' % hashlib.md5(body).hexdigest())
+
+    def answer(self, status, etag=None):
+        self.send_response(status)
+        if etag:
+            self.send_header("ETag", etag)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self):
+        parsed = urllib.parse.urlsplit(self.path)
+        if parsed.path in ("/redirect", "/loop"):
+            self.send_response(302)
+            target = urllib.parse.parse_qs(parsed.query)["to"][0] if parsed.path == "/redirect" else "/loop"
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif parsed.path == "/stall":
+            self.send_response(200)
+            self.send_header("Content-Length", str(1 << 20))
+            self.end_headers()
+            self.wfile.write(b"x" * 1024)
+            self.wfile.flush()
+            time.sleep(60)
+        else:
+            super().do_GET()
+
+    def log_message(self, format, *args):
+        sys.stderr.write("%s\n" % (format % args))
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=sys.argv[1]))
+server.daemon_threads = True
+print(server.server_address[1], flush=True)
+server.serve_forever()
