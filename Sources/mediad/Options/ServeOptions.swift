@@ -79,7 +79,14 @@ struct ServeOptions: ParsableArguments {
     var authTokens: String?
 
     @Option(
-        help: "The OpenAPI document served at /openapi.yaml (default: <prefix>/share/mediad/openapi.yaml beside an installed binary, else the source tree's).",
+        help:
+            "Web origins that may read outputs (CORS on the download routes): *, none, or a comma-separated list such as https://player.example (default *).",
+        transform: Setting.corsOrigins.read)
+    var corsOrigins: CrossOriginPolicy?
+
+    @Option(
+        help:
+            "The OpenAPI document served at /openapi.yaml (default: <prefix>/share/mediad/openapi.yaml beside an installed binary, else the source tree's).",
         transform: Setting.openapi.read)
     var openapi: String?
 

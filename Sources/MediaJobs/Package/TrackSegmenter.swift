@@ -1,0 +1,104 @@
+import CFFmpeg
+import MediaCore
+
+/// Cuts one track into media segments with a muxer of its own (`mp4` with caller-flushed fragments, or
+/// `mpegts`), writes each segment as a file of its folder, and remembers each one's presentation span
+/// and size for the manifests.
+final class TrackSegmenter {
+    /// One media segment written.
+    struct Segment {
+        /// Its output name, `720p/seg_00001.m4s`.
+        let name: String
+        /// The earliest presentation time and the latest presentation end of its samples, in `timeBase`.
+        let start: Int64
+        let end: Int64
+        let bytes: Int
+    }
+
+    let track: PackagePlan.Track
+    /// The initialization segment's output name (fMP4 only).
+    private(set) var initialization: String?
+    /// The output stream's time base: the fMP4 track's timescale, or 90 kHz for MPEG-TS.
+    let timeBase: AVRational
+    private(set) var segments: [Segment] = []
+    private let output: SegmentedOutput
+    private let files: PackageFiles
+    private let inputTimeBase: AVRational
+    private let segmentExtension: String
+    private var span: (start: Int64, end: Int64)?
+
+    /// The fMP4 muxer's settings: fragments only where `flush()` asks, an empty `moov` in the initialization
+    /// segment, fragments addressed from their own `moof` (CMAF), no `mfra` index, and no edit list, since
+    /// every track already starts from the package's common origin.
+    private static let fragmentOptions = [
+        "movflags": "+frag_custom+empty_moov+default_base_moof+skip_trailer+cmaf", "use_editlist": "0",
+    ]
+
+    init(
+        track: PackagePlan.Track, source: UnsafeMutablePointer<AVStream>, segmentFormat: PackageJob.SegmentFormat,
+        files: PackageFiles
+    ) throws {
+        self.track = track
+        self.files = files
+        inputTimeBase = source.pointee.time_base
+        output = try SegmentedOutput(muxer: segmentFormat == .ts ? "mpegts" : "mp4")
+        try output.addStream(copying: source)
+        try output.writeHeader(options: segmentFormat == .ts ? [:] : Self.fragmentOptions)
+        timeBase = output.stream(0).pointee.time_base
+        switch segmentFormat {
+        case .fmp4:
+            segmentExtension = "m4s"
+            let name = "\(track.folder)/init.\(track.isVideo ? "mp4" : "m4a")"
+            try files.write(try output.takeBytes(), as: name)
+            initialization = name
+        case .ts:
+            segmentExtension = "ts"
+        }
+    }
+
+    /// Writes `packet` (timestamps in the input stream's time base, already moved to the package origin)
+    /// into the current segment.
+    func write(_ packet: Packet) throws {
+        if span == nil, !segments.isEmpty, initialization == nil { output.repeatTransportTables() }
+        packet.rescale(from: inputTimeBase, to: timeBase)
+        packet.streamIndex = 0
+        packet.pointer.pointee.pos = -1
+        if let start = packet.pts ?? packet.dts {
+            let end = start + packet.duration
+            span = span.map { (min($0.start, start), max($0.end, end)) } ?? (start, end)
+        }
+        try output.write(packet)
+    }
+
+    /// Ends the current segment and writes its file; nothing when no packet went into it.
+    func closeSegment() throws {
+        guard let span else { return }
+        try output.flush()
+        let bytes = try output.takeBytes()
+        let name = "\(track.folder)/seg_\(Self.number(segments.count + 1)).\(segmentExtension)"
+        try files.write(bytes, as: name)
+        segments.append(Segment(name: name, start: span.start, end: span.end, bytes: bytes.count))
+        self.span = nil
+    }
+
+    /// Closes the last segment and the muxer.
+    func finish() throws {
+        try closeSegment()
+        try output.finish()
+    }
+
+    /// Five digits at least: `00001`.
+    static func number(_ value: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, 5 - digits.count)) + digits
+    }
+
+    /// Each segment's duration in seconds: from its start to the next one's, the last to its own end, so
+    /// the durations add up to the track's whole span with no gap.
+    var durations: [Double] {
+        segments.indices.map { index in
+            let end = index + 1 < segments.count ? segments[index + 1].start : segments[index].end
+            return Double(end - segments[index].start) * av_q2d(timeBase)
+        }
+    }
+}
