@@ -109,7 +109,7 @@ let package = Package(
             ],
             exclude: [
                 "openapi_check.py", "http_lint.py", "response_check.py", "schemathesis.toml", "console_browser.py",
-                "package_manifests.py",
+                "package_manifests.py", "package_mse.py",
             ]),
     ]
 )

@@ -9,6 +9,8 @@ import TestSupport
 @Suite(.serialized) struct PackageServerTests {
     static let manifestChecker = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("package_manifests.py").path
+    static let mediaSourceFeeder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("package_mse.py").path
 
     /// Submits `input` as a package job with `query` and waits for it to succeed; returns the job's JSON.
     func package(_ server: ServerProcess, _ input: String, _ query: String) throws -> [String: Any] {
@@ -73,6 +75,37 @@ import TestSupport
             $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
         }
         #expect(try Oracle.frameHashes(url, stream: "a:0") == sourceAudio)
+    }
+
+    /// Headless Chromium on another origin (`localhost` against the server's `127.0.0.1`) supports each
+    /// rendition's `CODECS` in Media Source Extensions and takes its initialization and media segments,
+    /// fetched across origins, into a SourceBuffer without an error.
+    @Test(.timeLimit(.minutes(3))) func chromiumAppendsTheSegmentsFromAnotherOrigin() throws {
+        let server = try ServerProcess()
+        let job = try package(server, try Fixtures.h264AacMP4(), "segment_duration=1")
+        let id = try #require(job["id"] as? String)
+        let renditions = (job["result"] as? [String: Any])?["renditions"] as? [[String: Any]] ?? []
+        #expect(renditions.count == 2)
+        let feeds: [[String: Any]] = renditions.map { rendition in
+            let folder = rendition["name"] as? String ?? ""
+            let count = (rendition["segment_durations"] as? [Double])?.count ?? 0
+            let names =
+                [rendition["initialization"] as? String ?? ""]
+                + (1...max(1, count)).map { "\(folder)/seg_0000\($0).m4s" }
+            return [
+                "codecs": rendition["codecs"] as? String ?? "",
+                "mime": rendition["kind"] as? String == "video" ? "video/mp4" : "audio/mp4",
+                "urls": names.map { server.url("/jobs/\(id)/outputs/\($0)") },
+            ]
+        }
+        let argument = String(decoding: try JSONSerialization.data(withJSONObject: feeds), as: UTF8.self)
+        let page = "http://localhost:\(server.port)/healthz"
+        let run = try Command.run(
+            "timeout", ["150", "python3", Self.mediaSourceFeeder, page, argument], allowFailure: true)
+        let report = (try? JSONSerialization.jsonObject(with: run.stdout)) as? [String: Any]
+        let found = try #require(report, "package_mse.py exited \(run.status): \(run.stderr.suffix(3000))")
+        #expect(found["problems"] as? [String] == [], "\(found)")
+        #expect((found["results"] as? [[String: Any]])?.count == 2)
     }
 
     @Test func servesTheTreeWithTypesAndCORS() throws {

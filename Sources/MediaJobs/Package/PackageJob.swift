@@ -26,8 +26,9 @@ public struct PackageJob: Sendable {
         let plan = try PackagePlan(input: source, options: options)
         let files = PackageFiles(directory: (primaryOutput as NSString).deletingLastPathComponent)
         do {
-            let renditions = try segment(source, plan: plan, files: files, context: context)
-            let result = try writeManifests(renditions, plan: plan, files: files)
+            let (renditions, priming) = try segment(source, plan: plan, files: files, context: context)
+            var result = try writeManifests(renditions, plan: plan, files: files)
+            result.warnings += priming
             try files.syncFolders()
             context.reportProgress(1)
             return result
@@ -37,10 +38,12 @@ public struct PackageJob: Sendable {
         }
     }
 
-    /// Reads the input once, cutting every kept track into segments.
+    /// Reads the input once, cutting every kept track into segments; returns the renditions and a warning
+    /// for each track whose encoder delay (AAC priming) the input hides with an edit list: segments carry
+    /// every packet but no edit list, so players play the delay as a short silence at the start.
     private func segment(
         _ source: InputFile, plan: PackagePlan, files: PackageFiles, context: JobContext
-    ) throws -> [PackageRendition] {
+    ) throws -> ([PackageRendition], [String]) {
         let segmenters = try plan.tracks.map { track in
             try TrackSegmenter(
                 track: track, source: source.stream(track.inputIndex), segmentFormat: options.segmentFormat,
@@ -56,8 +59,16 @@ public struct PackageJob: Sendable {
                 }))
         let packet = Packet()
         var count = 0
+        var started: Set<Int> = []
+        var priming: [String] = []
         while try source.read(into: packet) {
-            guard segmenters.contains(where: { $0.track.inputIndex == packet.streamIndex }) else { continue }
+            guard let track = plan.tracks.first(where: { $0.inputIndex == packet.streamIndex }) else { continue }
+            if started.insert(track.inputIndex).inserted, packet.skipSamplesAtStart > 0 {
+                priming.append(
+                    "track \(track.inputIndex) (\(track.codec)): the segments cannot signal the "
+                        + "\(packet.skipSamplesAtStart)-sample encoder delay; players play it as a short silence at the start"
+                )
+            }
             count += 1
             if count % 64 == 0 {
                 try context.checkpoint()
@@ -75,7 +86,7 @@ public struct PackageJob: Sendable {
             throw MediaError(
                 .emptyInput, "track \(segmenter.track.inputIndex) (\(segmenter.track.codec)) holds no samples")
         }
-        return segmenters.map(PackageRendition.init)
+        return (segmenters.map(PackageRendition.init), priming)
     }
 
     /// Writes the media playlists, then the master playlist and/or the MPD, and describes the package.
