@@ -50,6 +50,23 @@ import TestSupport
         #expect(result.warnings.contains { $0.contains("1024-sample encoder delay") }, "\(result.warnings)")
     }
 
+    /// MPEG-TS (Annex-B H.264, ADTS AAC, which fMP4 takes through `aac_adtstoasc`) and Matroska sources.
+    @Test(arguments: ["ts", "mkv"])
+    func packagesTransportStreamAndMatroskaSources(_ container: String) throws {
+        let source =
+            container == "ts"
+            ? try Fixtures.h264AacTS()
+            : try Fixtures.make("h264_aac.mkv", ["-i", try Fixtures.h264AacTS(), "-c", "copy", "-f", "matroska"])
+        for (format, segments) in [("cmaf", "fmp4"), ("hls", "ts")] {
+            let scratch = try Scratch("package")
+            let result = try package(source, in: scratch, ["format": format, "segment_format": segments])
+            let master = scratch.file("master.m3u8")
+            #expect(try Oracle.frameHashes(master, stream: "v:0") == Oracle.frameHashes(source, stream: "v:0"))
+            #expect(try Oracle.frameHashes(master, stream: "a:0") == Oracle.frameHashes(source, stream: "a:0"))
+            #expect(result.renditions.map(\.codecs) == ["avc1.64000d", "mp4a.40.2"])
+        }
+    }
+
     /// 30 fps with a keyframe every 30 frames: with a 1 s target every segment is one GOP, starts with a
     /// keyframe, and the durations add up to the video's length.
     @Test func cutsAtKeyframesNoLongerThanTargetPlusOneGOP() throws {

@@ -110,9 +110,9 @@ public enum CodecString {
     }
 
     /// The first NAL unit of Annex-B `bytes` whose first header byte satisfies `matches`.
-    private static func firstNAL(in bytes: [UInt8], where matches: (UInt8) -> Bool) -> ArraySlice<UInt8>? {
+    private static func firstNAL(in bytes: [UInt8], where matches: (UInt8) -> Bool) -> [UInt8]? {
         bytes.withUnsafeBufferPointer { buffer in
-            AnnexB.nalUnits(in: buffer).first { !$0.isEmpty && matches(buffer[$0.lowerBound]) }.map { bytes[$0] }
+            AnnexB.nalUnits(in: buffer).first { !$0.isEmpty && matches(buffer[$0.lowerBound]) }.map { Array(bytes[$0]) }
         }
     }
 }

@@ -4,6 +4,10 @@ import MediaCore
 /// Cuts one track into media segments with a muxer of its own (`mp4` with caller-flushed fragments, or
 /// `mpegts`), writes each segment as a file of its folder, and remembers each one's presentation span
 /// and size for the manifests.
+///
+/// AAC in ADTS frames (MPEG-TS sources) goes into fMP4 through `aac_adtstoasc`, which learns the
+/// AudioSpecificConfig from the first frame: the initialization segment, which holds it, is then written
+/// once that frame has been filtered.
 final class TrackSegmenter {
     /// One media segment written.
     struct Segment {
@@ -18,13 +22,17 @@ final class TrackSegmenter {
     let track: PackagePlan.Track
     /// The initialization segment's output name (fMP4 only).
     private(set) var initialization: String?
-    /// The output stream's time base: the fMP4 track's timescale, or 90 kHz for MPEG-TS.
-    let timeBase: AVRational
+    /// The output stream's time base once the header is written: the fMP4 track's timescale, or 90 kHz
+    /// for MPEG-TS.
+    private(set) var timeBase: AVRational
     private(set) var segments: [Segment] = []
     private let output: SegmentedOutput
     private let files: PackageFiles
-    private let inputTimeBase: AVRational
-    private let segmentExtension: String
+    private let segmentFormat: PackageJob.SegmentFormat
+    private var inputTimeBase: AVRational
+    private let conversion: BitstreamFilter?
+    private let converted = Packet()
+    private var headerWritten = false
     private var span: (start: Int64, end: Int64)?
 
     /// The fMP4 muxer's settings: fragments only where `flush()` asks, an empty `moov` in the initialization
@@ -40,26 +48,54 @@ final class TrackSegmenter {
     ) throws {
         self.track = track
         self.files = files
+        self.segmentFormat = segmentFormat
         inputTimeBase = source.pointee.time_base
+        timeBase = source.pointee.time_base
         output = try SegmentedOutput(muxer: segmentFormat == .ts ? "mpegts" : "mp4")
         try output.addStream(copying: source)
+        let parameters = source.pointee.codecpar.pointee
+        let adts = parameters.codec_id == AV_CODEC_ID_AAC && parameters.extradata_size == 0
+        conversion =
+            segmentFormat == .fmp4 && adts
+            ? try BitstreamFilter(name: "aac_adtstoasc", parameters: source.pointee.codecpar, timeBase: inputTimeBase)
+            : nil
+        if conversion == nil { try writeHeader() }
+    }
+
+    /// Writes the header: for fMP4 the initialization segment, `init.mp4` (`init.m4a` for audio).
+    private func writeHeader() throws {
+        if let conversion {
+            let stream = output.stream(0)
+            try LibavError.check(
+                avcodec_parameters_copy(stream.pointee.codecpar, conversion.outputParameters),
+                "configuring the AAC track", code: .internalError)
+            // The source's tag is its container's (MPEG-TS stream type 15): the mp4 muxer picks its own.
+            stream.pointee.codecpar.pointee.codec_tag = 0
+            inputTimeBase = conversion.outputTimeBase
+        }
         try output.writeHeader(options: segmentFormat == .ts ? [:] : Self.fragmentOptions)
+        headerWritten = true
         timeBase = output.stream(0).pointee.time_base
-        switch segmentFormat {
-        case .fmp4:
-            segmentExtension = "m4s"
+        if segmentFormat == .fmp4 {
             let name = "\(track.folder)/init.\(track.isVideo ? "mp4" : "m4a")"
             try files.write(try output.takeBytes(), as: name)
             initialization = name
-        case .ts:
-            segmentExtension = "ts"
         }
     }
 
     /// Writes `packet` (timestamps in the input stream's time base, already moved to the package origin)
     /// into the current segment.
     func write(_ packet: Packet) throws {
-        if span == nil, !segments.isEmpty, initialization == nil { output.repeatTransportTables() }
+        guard let conversion else { return try mux(packet) }
+        try conversion.send(packet)
+        while try conversion.receive(into: converted) {
+            if !headerWritten { try writeHeader() }
+            try mux(converted)
+        }
+    }
+
+    private func mux(_ packet: Packet) throws {
+        if span == nil, !segments.isEmpty, segmentFormat == .ts { output.repeatTransportTables() }
         packet.rescale(from: inputTimeBase, to: timeBase)
         packet.streamIndex = 0
         packet.pointer.pointee.pos = -1
@@ -75,16 +111,16 @@ final class TrackSegmenter {
         guard let span else { return }
         try output.flush()
         let bytes = try output.takeBytes()
-        let name = "\(track.folder)/seg_\(Self.number(segments.count + 1)).\(segmentExtension)"
+        let name = "\(track.folder)/seg_\(Self.number(segments.count + 1)).\(segmentFormat == .ts ? "ts" : "m4s")"
         try files.write(bytes, as: name)
         segments.append(Segment(name: name, start: span.start, end: span.end, bytes: bytes.count))
         self.span = nil
     }
 
-    /// Closes the last segment and the muxer.
+    /// Closes the last segment and the muxer (which never started when no packet came).
     func finish() throws {
         try closeSegment()
-        try output.finish()
+        if headerWritten { try output.finish() }
     }
 
     /// Five digits at least: `00001`.
