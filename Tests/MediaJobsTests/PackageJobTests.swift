@@ -174,6 +174,16 @@ import TestSupport
         #expect(fragmented.renditions[0].codecs.hasPrefix("vp09.00."))
     }
 
+    @Test func refusesASourceWithoutAudioOrVideo() throws {
+        let scratch = try Scratch("package")
+        let subtitles = try scratch.write("cues.srt", Array("1\n00:00:00,000 --> 00:00:01,000\nhello\n".utf8))
+        let source = scratch.file("subtitles.mp4")
+        try Command.run("ffmpeg", ["-v", "error", "-i", subtitles, "-c:s", "mov_text", "-f", "mp4", source])
+        let error = #expect(throws: MediaError.self) { try package(source, in: scratch) }
+        #expect(error?.code == .missingStream)
+        #expect(try scratch.listing() == ["cues.srt", "subtitles.mp4"])
+    }
+
     @Test(arguments: [
         ["segment_duration": "0.5"], ["segment_duration": "61"], ["segment_format": "ts", "format": "dash"],
         ["segment_format": "ts", "format": "cmaf"], ["renditions": "720p,360p"], ["format": "smooth"],

@@ -2,11 +2,13 @@ import DurableIO
 import Foundation
 import MediaCore
 
-/// The files of one package, written under their final names in a directory tree: each one complete and
-/// synced before its rename, so no partial file ever has a name a manifest refers to.
+/// The files of one package, written under their final names in a directory tree: each one complete
+/// before its rename, so no partial file ever has a name a manifest refers to.
 ///
-/// `removeAll()` deletes what was written, for a package that fails half-way; `syncFolders()` makes the
-/// renames themselves durable once everything is written.
+/// Each file's writeback starts as soon as it is written, and `syncAll()` makes every file and folder
+/// durable once the package is complete, before the job reports it: the disk writes the segments while
+/// the next ones are muxed instead of waiting on one `fsync` per segment. `removeAll()` deletes what was
+/// written, for a package that fails half-way.
 final class PackageFiles {
     let directory: String
     /// Output names (`720p/seg_00001.m4s`) in the order they were written.
@@ -29,7 +31,16 @@ final class PackageFiles {
         }
         try MediaError.fromFileSystem {
             let temporary = DurableFile.temporaryPath(for: path)
-            try DurableFile.createSynced(Data(bytes), at: temporary)
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw FileSystemError("cannot create", temporary) }
+            do {
+                defer { close(fd) }
+                try bytes.withUnsafeBytes { try DurableFile.writeAll(fd, $0, path: temporary) }
+                DurableFile.startWriteback(fd)
+            } catch {
+                unlink(temporary)
+                throw error
+            }
             guard rename(temporary, path) == 0 else {
                 let error = FileSystemError("cannot rename \(temporary) to", path)
                 unlink(temporary)
@@ -42,9 +53,11 @@ final class PackageFiles {
     /// Writes `text` as UTF-8.
     func write(_ text: String, as name: String) throws { try write(Array(text.utf8), as: name) }
 
-    /// Syncs every folder written into, and the package's directory, so the names survive a crash.
-    func syncFolders() throws {
+    /// Syncs every file written, then every folder written into and the package's directory, so the
+    /// files and their names survive a crash.
+    func syncAll() throws {
         try MediaError.fromFileSystem {
+            for name in names { try DurableFile.syncFile(atPath: directory + "/" + name) }
             for folder in folders.sorted() { try DurableFile.syncDirectory(folder) }
             try DurableFile.syncDirectory(directory)
         }

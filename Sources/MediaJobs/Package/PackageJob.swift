@@ -29,7 +29,7 @@ public struct PackageJob: Sendable {
             let (renditions, priming) = try segment(source, plan: plan, files: files, context: context)
             var result = try writeManifests(renditions, plan: plan, files: files)
             result.warnings += priming
-            try files.syncFolders()
+            try files.syncAll()
             context.reportProgress(1)
             return result
         } catch {
