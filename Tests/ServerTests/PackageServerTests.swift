@@ -152,6 +152,26 @@ import TestSupport
             try Curl.run(url, ["-H", "Origin: https://evil.example"]).headers["access-control-allow-origin"] == nil)
     }
 
+    /// Browsers send preflights without credentials: with API tokens they are answered all the same, and
+    /// a download without a token is 401 that a page on another origin can read.
+    @Test func preflightsNeedNoTokenButDownloadsDo() throws {
+        let scratch = try Scratch("cors-tokens")
+        let tokens = try scratch.write("tokens", Array("player:player-token-0123456789\n".utf8))
+        let server = try ServerProcess(["--auth-tokens", tokens])
+        let url = server.url("/jobs/AAAAAAAAAAAAAAAAAAAAAA/outputs/240p/init.mp4")
+        let preflight = try Curl.run(
+            url,
+            [
+                "-X", "OPTIONS", "-H", "Origin: https://player.example", "-H", "Access-Control-Request-Method: GET",
+                "-H", "Access-Control-Request-Headers: authorization, range",
+            ])
+        #expect(preflight.status == 204)
+        #expect(preflight.headers["access-control-allow-headers"]?.contains("Authorization") == true)
+        let refused = try Curl.run(url, ["-H", "Origin: https://player.example"])
+        #expect(refused.status == 401)
+        #expect(refused.headers["access-control-allow-origin"] == "*")
+    }
+
     @Test func refusesNamesThatLeaveTheJob() throws {
         let server = try ServerProcess()
         let job = try package(server, try Fixtures.h264AacMP4(), "segment_duration=3")
