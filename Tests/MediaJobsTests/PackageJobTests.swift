@@ -77,7 +77,7 @@ import TestSupport
         for duration in video.segmentDurations { #expect(duration <= 1 + 1 + 0.001) }
         #expect(abs(video.segmentDurations.reduce(0, +) - 3) < 0.05)
         let names = try FileManager.default.contentsOfDirectory(atPath: scratch.file(video.name)).sorted()
-        #expect(names == ["index.m3u8", "init.mp4", "seg_00001.m4s", "seg_00002.m4s", "seg_00003.m4s"])
+        #expect(names == ["iframes.m3u8", "index.m3u8", "init.mp4", "seg_00001.m4s", "seg_00002.m4s", "seg_00003.m4s"])
         for number in 1...3 {
             let segment =
                 try Data(contentsOf: URL(fileURLWithPath: scratch.file("\(video.name)/init.mp4")))
@@ -87,6 +87,32 @@ import TestSupport
             let first = try #require(try Oracle.packets(joined, stream: "v:0").first)
             #expect((first["flags"] as? String)?.hasPrefix("K") == true, "segment \(number) starts with a keyframe")
         }
+    }
+
+    /// Each byte range of the I-frame playlist, after the initialization segment, decodes to exactly the
+    /// source's keyframe that opens that segment (frames 1, 31 and 61: a keyframe every 30).
+    @Test func iFramePlaylistRangesAreTheSourceKeyframes() throws {
+        let scratch = try Scratch("package")
+        let source = try Fixtures.h264AacMP4()
+        _ = try package(source, in: scratch, ["segment_duration": "1"])
+        let master = try String(contentsOfFile: scratch.file("master.m3u8"), encoding: .utf8)
+        #expect(master.contains(#"#EXT-X-I-FRAME-STREAM-INF:"#) && master.contains(#"URI="240p/iframes.m3u8""#))
+        let playlist = try String(contentsOfFile: scratch.file("240p/iframes.m3u8"), encoding: .utf8)
+        #expect(playlist.contains("#EXT-X-I-FRAMES-ONLY"))
+        let ranges = playlist.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-BYTERANGE:") }.compactMap {
+            Int($0.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@")[0])
+        }
+        let initialization = try Data(contentsOf: URL(fileURLWithPath: scratch.file("240p/init.mp4")))
+        let sourceFrames = try Oracle.frameHashes(source, stream: "v:0")
+        #expect(ranges.count == 3)
+        for (index, length) in ranges.enumerated() {
+            let segment = try Data(contentsOf: URL(fileURLWithPath: scratch.file("240p/seg_0000\(index + 1).m4s")))
+            let keyframe = try scratch.write("keyframe\(index).mp4", Array(initialization + segment.prefix(length)))
+            #expect(try Oracle.frameHashes(keyframe, stream: "v:0") == [sourceFrames[index * 30]])
+        }
+        let transport = try Scratch("package")
+        _ = try package(source, in: transport, ["segment_format": "ts"])
+        #expect(!FileManager.default.fileExists(atPath: transport.file("240p/iframes.m3u8")))
     }
 
     /// The codec strings are the parameter sets' profile and level, as ffprobe reads them; H.265 is `hvc1`.

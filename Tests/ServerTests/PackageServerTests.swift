@@ -65,6 +65,7 @@ import TestSupport
             #expect(attributes["resolution"] as? [Int] == [320, 240])
             #expect(attributes["frame_rate"] as? Double == 30)
             #expect(attributes["version"] as? Int == (segments == "fmp4" ? 7 : 3))
+            #expect(report["iframe_playlists"] as? Int == (segments == "fmp4" ? 1 : nil))
         }
 
         #expect(try playbinProblems(url) == nil)

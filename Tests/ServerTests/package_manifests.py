@@ -71,6 +71,11 @@ def check_hls(url):
             problems.append(f"variant: BANDWIDTH {info.bandwidth}, AVERAGE-BANDWIDTH {info.average_bandwidth}")
         fmp4 = master.version == 7
         check_media_playlist(variant.absolute_uri, fmp4)
+    for iframes in master.iframe_playlists:
+        playlist = m3u8.load(iframes.absolute_uri)
+        if not playlist.is_i_frames_only or any(not segment.byterange for segment in playlist.segments):
+            problems.append(f"{iframes.absolute_uri}: not an I-frame playlist of byte ranges")
+        report["iframe_playlists"] = report.get("iframe_playlists", 0) + 1
     report["languages"] = [media.language for media in master.media]
     for media in master.media:
         if media.type != "AUDIO" or media.group_id != "audio":

@@ -1,8 +1,8 @@
 import CFFmpeg
 
 /// Writes a package's HLS playlists (RFC 8216): a VOD media playlist per rendition, beside its segments,
-/// and the master playlist, whose variant is the video (or the first audio track) with the audio tracks as
-/// an `EXT-X-MEDIA` group. Every URI is relative, so the playlists work wherever the files are served.
+/// an I-frame playlist for fMP4 video, and the master playlist, whose variant is the video (or the first
+/// audio track) with the audio tracks as an `EXT-X-MEDIA` group. Every URI is relative, so the playlists work wherever the files are served.
 struct HLSPlaylists {
     let renditions: [PackageRendition]
     let segmentFormat: PackageJob.SegmentFormat
@@ -12,18 +12,27 @@ struct HLSPlaylists {
     var version: Int { segmentFormat == .fmp4 ? 7 : 3 }
 
     /// The media playlist of `rendition`.
-    func mediaPlaylist(_ rendition: PackageRendition) -> String {
+    func mediaPlaylist(_ rendition: PackageRendition) -> String { playlist(rendition, iFramesOnly: false) }
+
+    /// The I-frame playlist of a video rendition: each segment's opening keyframe as a byte range of the
+    /// segment (its `moof` and the frame), lasting until the next one.
+    func iFramePlaylist(_ rendition: PackageRendition) -> String { playlist(rendition, iFramesOnly: true) }
+
+    private func playlist(_ rendition: PackageRendition, iFramesOnly: Bool) -> String {
         let durations = rendition.durations
         let target = max(1, durations.map { Int($0.rounded()) }.max() ?? 1)
         var lines = [
             "#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-TARGETDURATION:\(target)", "#EXT-X-MEDIA-SEQUENCE:1",
-            "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS",
+            "#EXT-X-PLAYLIST-TYPE:VOD",
         ]
+        if iFramesOnly { lines.append("#EXT-X-I-FRAMES-ONLY") }
+        lines.append("#EXT-X-INDEPENDENT-SEGMENTS")
         if let initialization = rendition.initialization {
             lines.append("#EXT-X-MAP:URI=\"\(Self.fileName(initialization))\"")
         }
         for (segment, duration) in zip(rendition.segments, durations) {
             lines.append("#EXTINF:\(Self.decimal(duration, places: 6)),")
+            if iFramesOnly, let bytes = segment.keyframeBytes { lines.append("#EXT-X-BYTERANGE:\(bytes)@0") }
             lines.append(Self.fileName(segment.name))
         }
         lines.append("#EXT-X-ENDLIST")
@@ -61,6 +70,11 @@ struct HLSPlaylists {
         if grouped, !audio.isEmpty { attributes.append("AUDIO=\"audio\"") }
         lines.append("#EXT-X-STREAM-INF:" + attributes.joined(separator: ","))
         lines.append(main.playlist)
+        if let video, let iFrames = video.iFramePlaylist {
+            lines.append(
+                "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(video.iFrameBandwidth),CODECS=\"\(video.track.codecString)\","
+                    + "RESOLUTION=\(video.track.width)x\(video.track.height),URI=\"\(iFrames)\"")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

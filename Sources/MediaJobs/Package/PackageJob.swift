@@ -100,7 +100,12 @@ public struct PackageJob: Sendable {
         }
         if options.format.writesHLS {
             let playlists = HLSPlaylists(renditions: renditions, segmentFormat: options.segmentFormat)
-            for rendition in renditions { try files.write(playlists.mediaPlaylist(rendition), as: rendition.playlist) }
+            for rendition in renditions {
+                try files.write(playlists.mediaPlaylist(rendition), as: rendition.playlist)
+                if rendition.track.isVideo, let iFrames = rendition.iFramePlaylist {
+                    try files.write(playlists.iFramePlaylist(rendition), as: iFrames)
+                }
+            }
             try files.write(playlists.masterPlaylist(), as: Self.hlsMasterName)
             manifests.insert(Self.hlsMasterName, at: 0)
         }

@@ -10,6 +10,20 @@ struct PackageRendition {
     /// Its HLS media playlist's output name, `720p/index.m3u8`.
     var playlist: String { "\(track.folder)/index.m3u8" }
 
+    /// Its HLS I-frame playlist's output name, when every segment opens with a keyframe whose bytes are
+    /// known (fMP4 video).
+    var iFramePlaylist: String? {
+        !segments.isEmpty && segments.allSatisfy { $0.keyframeBytes != nil } ? "\(track.folder)/iframes.m3u8" : nil
+    }
+
+    /// The highest bit rate of the keyframes alone, each over its segment's duration (`BANDWIDTH` of
+    /// `EXT-X-I-FRAME-STREAM-INF`).
+    var iFrameBandwidth: Int {
+        zip(segments, durations).map { segment, duration in
+            duration > 0 ? Int((Double((segment.keyframeBytes ?? 0) * 8) / duration).rounded(.up)) : 0
+        }.max() ?? 0
+    }
+
     init(_ segmenter: TrackSegmenter) {
         track = segmenter.track
         segments = segmenter.segments

@@ -17,6 +17,9 @@ final class TrackSegmenter {
         let start: Int64
         let end: Int64
         let bytes: Int
+        /// fMP4 video segments that open with a keyframe: the bytes from the segment's start through that
+        /// frame's data (its `moof`, the `mdat` header, the frame), the range an I-frame playlist gives.
+        let keyframeBytes: Int?
     }
 
     let track: PackagePlan.Track
@@ -34,6 +37,8 @@ final class TrackSegmenter {
     private let converted = Packet()
     private var headerWritten = false
     private var span: (start: Int64, end: Int64)?
+    /// Whether the current segment's first packet is a keyframe.
+    private var opensWithKeyframe = false
 
     /// The fMP4 muxer's settings: fragments only where `flush()` asks, an empty `moov` in the initialization
     /// segment, fragments addressed from their own `moof` (CMAF), no `mfra` index, and no edit list, since
@@ -95,7 +100,10 @@ final class TrackSegmenter {
     }
 
     private func mux(_ packet: Packet) throws {
-        if span == nil, !segments.isEmpty, segmentFormat == .ts { output.repeatTransportTables() }
+        if span == nil {
+            if !segments.isEmpty, segmentFormat == .ts { output.repeatTransportTables() }
+            opensWithKeyframe = packet.isKeyframe
+        }
         packet.rescale(from: inputTimeBase, to: timeBase)
         packet.streamIndex = 0
         packet.pointer.pointee.pos = -1
@@ -113,8 +121,17 @@ final class TrackSegmenter {
         let bytes = try output.takeBytes()
         let name = "\(track.folder)/seg_\(Self.number(segments.count + 1)).\(segmentFormat == .ts ? "ts" : "m4s")"
         try files.write(bytes, as: name)
-        segments.append(Segment(name: name, start: span.start, end: span.end, bytes: bytes.count))
+        segments.append(
+            Segment(
+                name: name, start: span.start, end: span.end, bytes: bytes.count,
+                keyframeBytes: keyframeRange(in: bytes)))
         self.span = nil
+    }
+
+    /// The bytes of `segment` up to the end of its opening keyframe, for fMP4 video.
+    private func keyframeRange(in segment: [UInt8]) -> Int? {
+        guard track.isVideo, segmentFormat == .fmp4, opensWithKeyframe else { return nil }
+        return FragmentKeyframe.rangeEnd(in: segment)
     }
 
     /// Closes the last segment and the muxer (which never started when no packet came).
