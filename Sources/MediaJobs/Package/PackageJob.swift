@@ -1,5 +1,4 @@
 import CFFmpeg
-import Foundation
 import MediaCore
 
 /// A streaming package by stream copy: HLS (fMP4 or MPEG-TS segments), DASH, or both over one set of CMAF
@@ -24,7 +23,9 @@ public struct PackageJob: Sendable {
         let source = try InputFile(path: input, container: container, policy: .streamCopy)
         try source.findStreamInfo()
         let plan = try PackagePlan(input: source, options: options)
-        let files = PackageFiles(directory: (primaryOutput as NSString).deletingLastPathComponent)
+        // The primary output's directory exactly as written, so outputs named below it keep its spelling.
+        let directory = primaryOutput.lastIndex(of: "/").map { String(primaryOutput[..<$0]) } ?? "."
+        let files = PackageFiles(directory: directory)
         do {
             let (renditions, priming) = try segment(source, plan: plan, files: files, context: context)
             var result = try writeManifests(renditions, plan: plan, files: files)

@@ -50,8 +50,9 @@ struct OutputArchive: Sendable {
     /// Bytes read from a file at a time.
     static let blockSize = 256 << 10
 
-    /// Writes the archive; stops early (the client sees a truncated body) when the connection ends or a file
-    /// cannot be read as listed.
+    /// Writes the archive; stops early when the connection ends or a file cannot be read as its record lists
+    /// it. The body then ends inside an entry and without the two end blocks, which tar readers report as
+    /// an unexpected end of the archive.
     func send(to writer: StreamWriter) async {
         do {
             for entry in entries {
