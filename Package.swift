@@ -33,7 +33,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .target(name: "DurableIO"),
         .target(name: "MediaCore", dependencies: ["CFFmpeg", "DurableIO"]),
-        .target(name: "MediaJobs", dependencies: ["MediaCore"]),
+        .target(name: "MediaJobs", dependencies: ["MediaCore", "DurableIO"]),
         .target(name: "JobStore", dependencies: ["MediaCore", "MediaJobs", "COpenSSL", "DurableIO"]),
         .target(
             name: "MediadClient",
@@ -109,7 +109,7 @@ let package = Package(
             ],
             exclude: [
                 "openapi_check.py", "http_lint.py", "response_check.py", "schemathesis.toml", "console_browser.py",
-                "Peers",
+                "Peers", "package_manifests.py", "package_mse.py",
             ]),
     ]
 )

@@ -20,6 +20,7 @@ import json
 import math
 import os
 import pwd
+import shlex
 import shutil
 import signal
 import socket
@@ -385,6 +386,39 @@ class Bench:
 
                 self.case(name, measure)
 
+    def package(self):
+        """Stream-copy HLS with fMP4 segments of the big file: `mediad package` against ffmpeg's hls muxer with
+        the same settings, plus a sync of ffmpeg's output (mediad's is durable when the command returns)."""
+        source = self.media.big
+        ours = os.path.join(self.scratch, "package")
+        theirs = os.path.join(self.scratch, "hls")
+        name = f"package {size_label(source)} → HLS fMP4, 6 s"
+
+        def fresh(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+            os.makedirs(folder)
+
+        def ffmpeg():
+            fresh(theirs)
+            playlist = os.path.join(theirs, "index.m3u8")
+            return timed(["sh", "-c", " ".join([
+                "ffmpeg -nostdin -v error -y -i", shlex.quote(source), "-c copy -f hls -hls_time 6",
+                "-hls_playlist_type vod -hls_segment_type fmp4 -hls_segment_filename",
+                shlex.quote(os.path.join(theirs, "seg_%05d.m4s")), shlex.quote(playlist),
+                "&& sync -f", shlex.quote(playlist)])])
+
+        def mediad():
+            fresh(ours)
+            return timed([self.mediad, "package", source, "-o", ours])
+
+        def measure():
+            ffmpeg_time = median_time(ffmpeg, self.runs)
+            mediad_time = median_time(mediad, self.runs)
+            self.report.add(name, seconds(mediad_time), f"ffmpeg -f hls + sync {seconds(ffmpeg_time)}",
+                            ratio(mediad_time / ffmpeg_time), at_most(mediad_time / ffmpeg_time, 1.0))
+
+        self.case(name, measure)
+
     def encode(self):
         """Case 2: PCM → AAC 128k M4A, mediad vs ffmpeg, and two mediad jobs at once."""
         source = self.media.pcm
@@ -622,7 +656,7 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="tiny inputs, one run each, no targets")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per measurement (after one warm-up)")
     parser.add_argument("--note", default="", help="a line for the results file (e.g. what else ran)")
-    parser.add_argument("--cases", default="remux,encode,upload,end_to_end,small_jobs,status_api",
+    parser.add_argument("--cases", default="remux,package,encode,upload,end_to_end,small_jobs,status_api",
                         help="comma-separated subset of the cases")
     arguments = parser.parse_args()
     global NGINX

@@ -9,7 +9,7 @@ public struct StoreScan: Sendable {
     /// for an operator to look at; the server does not list or run them.
     public var unreadable: [UnreadableJob]
     /// Paths of the leftovers removed: staging and half-deleted job directories, partial uploads, hidden
-    /// temporary files in job and output directories.
+    /// temporary files in job directories and anywhere in their output trees.
     public var removed: [String]
 }
 
@@ -44,7 +44,7 @@ extension JobStore {
             }
             guard Self.isValidID(name), FileIO.isDirectory(path) else { continue }
             try removeHiddenFiles(in: path, olderThan: cutoff, into: &scan)
-            try removeHiddenFiles(in: outputDirectory(id: name), olderThan: cutoff, into: &scan)
+            try removeHiddenFiles(in: outputDirectory(id: name), olderThan: cutoff, into: &scan, recursively: true)
             do {
                 if let record = try load(id: name) {
                     scan.records.append(record)
@@ -64,10 +64,19 @@ extension JobStore {
         return scan
     }
 
-    private func removeHiddenFiles(in directory: String, olderThan cutoff: Date?, into scan: inout StoreScan) throws {
+    /// Removes the hidden entries of `directory`, and `recursively` those of its folders too (outputs may
+    /// be a tree: `720p/.seg_00001.m4s.partial-…`).
+    private func removeHiddenFiles(
+        in directory: String, olderThan cutoff: Date?, into scan: inout StoreScan, recursively: Bool = false
+    ) throws {
         guard FileIO.isDirectory(directory) else { return }
-        for name in try FileIO.entries(directory) where name.hasPrefix(".") {
-            try removeLeftover(directory + "/" + name, olderThan: cutoff, into: &scan)
+        for name in try FileIO.entries(directory) {
+            let path = directory + "/" + name
+            if name.hasPrefix(".") {
+                try removeLeftover(path, olderThan: cutoff, into: &scan)
+            } else if recursively, FileIO.isDirectory(path) {
+                try removeHiddenFiles(in: path, olderThan: cutoff, into: &scan, recursively: true)
+            }
         }
     }
 

@@ -6,7 +6,8 @@ import Foundation
 /// ```
 /// <root>/jobs/<id>/job.json          the record, replaced atomically on every save
 /// <root>/jobs/<id>/inputs/<name>     uploaded inputs
-/// <root>/jobs/<id>/outputs/<name>    outputs, under their final name only once complete
+/// <root>/jobs/<id>/outputs/<name>    outputs, under their final name only once complete (a name may
+///                                    be a path in folders: `720p/init.mp4`, see `isValidOutputName`)
 /// <root>/jobs/<id>/job.log           the engine's log
 /// <root>/jobs/<id>/lease.<n>         shared store only: the replica running the job (see `Lease`)
 /// <root>/jobs/<id>/cancel            shared store only: a cancel request for the replica running it
@@ -77,12 +78,26 @@ public final class JobStore: Sendable {
             }
     }
 
+    /// The longest output name and the most folders one may be in.
+    static let outputNameLimit = 255
+    static let outputDepthLimit = 8
+
+    /// True for an output name that stays inside its job's `outputs/` directory: `master.m3u8` or a path
+    /// such as `720p/seg_00001.m4s`, `/`-separated file names that each pass `isValidFileName` (so no
+    /// empty, `.` or `..` segment, no hidden file, no backslash, NUL or other byte outside
+    /// `A-Z a-z 0-9 . _ -`), neither starting nor ending with `/`, 255 bytes and 8 folders at most.
+    public static func isValidOutputName(_ name: String) -> Bool {
+        let segments = name.split(separator: "/", omittingEmptySubsequences: false)
+        return name.utf8.count <= outputNameLimit && segments.count <= outputDepthLimit + 1
+            && segments.allSatisfy { isValidFileName(String($0)) }
+    }
+
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
-    // MARK: Paths (ids and names must be valid: see `isValidID` and `isValidFileName`)
+    // MARK: Paths (ids and names must be valid: see `isValidID`, `isValidFileName`, `isValidOutputName`)
 
     public func jobDirectory(id: String) -> String { jobsDirectory + "/" + id }
 

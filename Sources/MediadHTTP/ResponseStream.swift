@@ -2,7 +2,8 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// A response body written while it is made, for as long as its producer runs (Server-Sent Events).
+/// A response body written while it is made, for as long as its producer runs (Server-Sent Events, an
+/// archive of a job's outputs).
 ///
 /// The producer gets a `StreamWriter`: each write suspends while the socket will not take more (NIO's
 /// back-pressure), so a client that reads slowly slows the producer rather than growing a buffer, and one
@@ -31,7 +32,11 @@ package final class StreamWriter: Sendable {
 
     /// Sends `text` as one chunk; throws once the connection is gone.
     package func write(_ text: String) async throws {
-        let buffer = ByteBuffer(string: text)
+        try await write(ByteBuffer(string: text))
+    }
+
+    /// Sends `buffer` as one chunk; throws once the connection is gone.
+    package func write(_ buffer: ByteBuffer) async throws {
         try await outbound.write(.body(.byteBuffer(buffer)))
         sent.wrappingAdd(buffer.readableBytes, ordering: .relaxed)
     }

@@ -33,18 +33,24 @@ final class MediaService: Responder {
     }
 
     /// Every answer without its own `Cache-Control` says `no-cache`: job JSON, lists, probes and errors
-    /// change from one request to the next, so a cache must ask again before reusing one.
+    /// change from one request to the next, so a cache must ask again before reusing one. Answers of the
+    /// download routes (errors too, so a page can tell why) carry the CORS headers `--cors-origins` allows.
     func respond(to request: Request) async -> Response {
-        var response = await route(request)
+        let match = router.match(request.method, path: request.path)
+        var response = await route(request, match)
         if !response.headers.contains(name: "cache-control") {
             response.headers.add(name: "cache-control", value: "no-cache")
+        }
+        if case .found(let route, _) = match, route.sharesAcrossOrigins {
+            for (name, value) in configuration.corsOrigins.headers(for: request) {
+                response.headers.add(name: name, value: value)
+            }
         }
         return response
     }
 
-    private func route(_ request: Request) async -> Response {
-        let match = router.match(request.method, path: request.path)
-        if case .found(let route, _) = match { request.route = route.route.pattern }
+    private func route(_ request: Request, _ match: Router<ServiceRoute>.Match) async -> Response {
+        if case .found(let route, _) = match { request.route = route.route.template }
         let isPublic = if case .found(let route, _) = match { route.isPublic } else { false }
         if let tokens = configuration.accessTokens, !isPublic {
             guard let caller = tokens.caller(authorization: request.head.headers.first(name: "authorization")) else {
@@ -95,6 +101,9 @@ final class MediaService: Responder {
         case .redeliverNotification: try await redeliverNotification(request)
         case .downloadOutput: try await download(request, name: try request.parameter("name"))
         case .downloadPrimaryOutput: try await download(request, name: nil)
+        case .downloadOutputArchive: try await downloadArchive(request)
+        case .outputPreflight, .primaryOutputPreflight, .outputArchivePreflight:
+            configuration.corsOrigins.preflight(request)
         case .showLog: try await showLog(request)
         case .jobEvents: try await jobEvents(request)
         case .events: events(request)

@@ -41,6 +41,9 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections: Int? = nil
     /// API tokens; nil serves everyone (the default, for a server on loopback or behind a trusted proxy).
     public var accessTokens: AccessTokens? = nil
+    /// Which web origins may read outputs (`Access-Control-Allow-Origin` on the download routes and their
+    /// preflights): any (`*`, the default), only these, or none.
+    public var corsOrigins = CrossOriginPolicy.anyOrigin
     /// Where `GET /openapi.yaml` reads the spec from.
     public var openAPIPath: String? = nil
     /// Whether jobs run in worker processes, and their limits there.

@@ -115,15 +115,20 @@ import Testing
         let firstOutputs = store.outputDirectory(id: first.id)
         try Data([4]).write(to: URL(fileURLWithPath: firstOutputs + "/.output.mkv.partial"))
         try Data([5]).write(to: URL(fileURLWithPath: firstOutputs + "/audio.aac"))
+        // A segment of a package (an output tree) being written in its folder.
+        try fileManager.createDirectory(atPath: firstOutputs + "/240p", withIntermediateDirectories: true)
+        try Data([7]).write(to: URL(fileURLWithPath: firstOutputs + "/240p/.seg_00001.m4s.partial-1-2"))
+        try Data([8]).write(to: URL(fileURLWithPath: firstOutputs + "/240p/init.mp4"))
         try Data([6]).write(to: URL(fileURLWithPath: store.jobDirectory(id: second.id) + "/.job.json.abc.tmp"))
 
         let scan = try store.loadAll()
         #expect(scan.records == [first, second].sorted { $0.id < $1.id })
         #expect(scan.unreadable.isEmpty)
-        #expect(scan.removed.count == 5)
+        #expect(scan.removed.count == 6)
         #expect(try StoreFixtures.listing(store.jobsDirectory) == [first.id, second.id].sorted())
         #expect(try StoreFixtures.listing(store.uploadsDirectory).isEmpty)
-        #expect(try StoreFixtures.listing(firstOutputs) == ["audio.aac"])
+        #expect(try StoreFixtures.listing(firstOutputs) == ["240p", "audio.aac"])
+        #expect(try StoreFixtures.listing(firstOutputs + "/240p") == ["init.mp4"])
         #expect(try StoreFixtures.listing(store.jobDirectory(id: second.id)) == ["inputs", "job.json", "outputs"])
 
         // Nothing left to clean the second time.

@@ -6,7 +6,7 @@ import Testing
 /// The catalog against the kinds it lists: names, option descriptions, validation on decode, outputs.
 @Suite struct JobCatalogTests {
     @Test func listsEveryKindOnceByName() {
-        #expect(JobCatalog.names == ["encode", "decode", "mux", "demux", "remux"])
+        #expect(JobCatalog.names == ["encode", "decode", "mux", "demux", "remux", "package"])
         for kind in JobCatalog.kinds {
             #expect(JobKind(rawValue: kind.rawValue) == kind)
         }

@@ -75,6 +75,21 @@ import Testing
         try record.send(
             "info.json by name", "GET", "/jobs/{id}/outputs/{name}", "/jobs/\(demuxID)/outputs/info.json",
             expect: 200)
+        let package = try record.send(
+            "package waited for", "PUT", "/jobs/{kind}", "/jobs/package?wait=60&format=cmaf&segment_duration=1",
+            ["-T", mp4], expect: 200)
+        let packageID = try #require(package.json["id"] as? String)
+        try record.send(
+            "a package's media playlist", "GET", "/jobs/{id}/outputs/{name}",
+            "/jobs/\(packageID)/outputs/240p/index.m3u8", expect: 200)
+        try record.send(
+            "a package's segment", "GET", "/jobs/{id}/outputs/{name}", "/jobs/\(packageID)/outputs/240p/seg_00001.m4s",
+            expect: 200)
+        try record.send(
+            "outputs archive", "GET", "/jobs/{id}/outputs.tar", "/jobs/\(packageID)/outputs.tar", expect: 200)
+        try record.send(
+            "download preflight", "OPTIONS", "/jobs/{id}/outputs/{name}", "/jobs/\(packageID)/outputs/master.m3u8",
+            ["-H", "Origin: https://player.example", "-H", "Access-Control-Request-Method: GET"], expect: 204)
         try record.send("job log", "GET", "/jobs/{id}/log", "/jobs/\(id)/log", expect: 200)
         try record.send("events of an ended job", "GET", "/jobs/{id}/events", "/jobs/\(id)/events", expect: 200)
 
@@ -182,6 +197,9 @@ import Testing
         try record.send(
             "no output", "GET", "/jobs/{id}/outputs/{name}", "/jobs/\(id)/outputs/none.mp4", auth,
             expect: 404)
+        try record.send(
+            "escaping output name", "GET", "/jobs/{id}/outputs/{name}", "/jobs/\(id)/outputs/%2e%2e/job.json",
+            auth + ["--path-as-is"], expect: 400)
         try record.send("no log", "GET", "/jobs/{id}/log", missing + "/log", auth, expect: 404)
         try record.send("no events", "GET", "/jobs/{id}/events", missing + "/events", auth, expect: 404)
         try record.send("events without a token", "GET", "/events", "/events", expect: 401)

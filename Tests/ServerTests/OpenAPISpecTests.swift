@@ -40,7 +40,7 @@ import Testing
 
     @Test func describesExactlyTheRouteTable() throws {
         let report = try Self.check()
-        let served = Set(ServiceRoute.allCases.map { "\($0.route.method.rawValue) \($0.route.pattern)" })
+        let served = Set(ServiceRoute.allCases.map { "\($0.route.method.rawValue) \($0.route.template)" })
         let described = Set(report.routes)
         #expect(report.routes.count == described.count, "a route is described twice")
         #expect(described.subtracting(served).sorted() == [], "in openapi.yaml but not served")

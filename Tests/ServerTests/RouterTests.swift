@@ -10,7 +10,8 @@ import Testing
         router.add(Route(.POST, "/jobs/{kind}", values: ["kind": kinds.contains]), "create")
         router.add(Route(.GET, "/jobs/{id}", values: ["id": { $0.count == 3 }]), "show")
         router.add(Route(.DELETE, "/jobs/{id}", values: ["id": { $0.count == 3 }]), "delete")
-        router.add(.GET, "/jobs/{id}/outputs/{name}", "download")
+        router.add(.GET, "/jobs/{id}/outputs/{name...}", "download")
+        router.add(.GET, "/jobs/{id}/outputs.tar", "archive")
         router.add(.GET, "/healthz", "health")
         return router
     }()
@@ -23,6 +24,27 @@ import Testing
         }
         #expect(handler == "download")
         #expect(parameters == ["id": "abc", "name": "output.mp4"])
+    }
+
+    /// A rest parameter takes one segment or more, joined with `/`, and nothing when none is left.
+    @Test func restParameterTakesTheRestOfThePath() {
+        guard
+            case .found(let handler, let parameters) = Self.router.match(.GET, path: "/jobs/abc/outputs/720p/init.mp4")
+        else {
+            Issue.record("no match")
+            return
+        }
+        #expect(handler == "download")
+        #expect(parameters == ["id": "abc", "name": "720p/init.mp4"])
+        guard case .found("archive", _) = Self.router.match(.GET, path: "/jobs/abc/outputs.tar") else {
+            Issue.record("no match for the archive")
+            return
+        }
+        guard case .notFound = Self.router.match(.GET, path: "/jobs/abc/outputs") else {
+            Issue.record("an empty rest matched")
+            return
+        }
+        #expect(Route(.GET, "/jobs/{id}/outputs/{name...}").template == "/jobs/{id}/outputs/{name}")
     }
 
     @Test func answersHeadWithGetRoutes() {

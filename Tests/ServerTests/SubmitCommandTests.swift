@@ -30,6 +30,23 @@ import Testing
         #expect(jobs.first?["source_name"] as? String == URL(fileURLWithPath: input).lastPathComponent)
     }
 
+    /// A package's outputs are a tree: they are saved in the same folders, and the master playlist there
+    /// plays the source's frames.
+    @Test func downloadsAPackageAsItsTree() throws {
+        let scratch = try Scratch("submit")
+        let server = try ServerProcess()
+        let input = try Fixtures.h264AacMP4()
+        let result = try submit([
+            "package", input, "--server", server.baseURL, "--option", "segment_duration=1", "-o", scratch.path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try scratch.listing() == ["240p", "audio", "master.m3u8"])
+        #expect(result.text.split(separator: "\n").contains { $0.hasSuffix("/240p/seg_00003.m4s") })
+        #expect(
+            try Oracle.frameHashes(scratch.file("master.m3u8"), stream: "v:0")
+                == Oracle.frameHashes(input, stream: "v:0"))
+    }
+
     @Test func downloadsEveryOutputOfADemux() throws {
         let scratch = try Scratch("submit")
         let server = try ServerProcess()

@@ -18,7 +18,7 @@ import Testing
     @Test func helpListsEveryCommand() throws {
         let help = try mediad("--help")
         #expect(help.status == 0)
-        for command in ["probe", "remux", "demux", "mux", "encode", "decode"] {
+        for command in ["probe", "remux", "demux", "package", "mux", "encode", "decode"] {
             #expect(help.text.contains(command))
             let sub = try mediad(command, "--help")
             #expect(sub.status == 0)
@@ -65,6 +65,26 @@ import Testing
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: scratch.file("parts")).sorted()
                 == ["audio.aac", "info.json", "video.h264"])
+    }
+
+    /// `mediad package IN -o DIR` writes the tree (manifest, a folder per track) and prints every output;
+    /// a bad option is refused before anything is written.
+    @Test func packageWritesAFolderPerTrack() throws {
+        let scratch = try Scratch("cli")
+        let result = try mediad(
+            "package", try Fixtures.h264AacMP4(), "-o", scratch.file("hls"), "--segment-duration", "1")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.file("hls")).sorted() == [
+                "240p", "audio", "master.m3u8",
+            ])
+        #expect(result.text.split(separator: "\n").contains { $0.hasSuffix("hls/240p/seg_00003.m4s") })
+        let refused = try mediad(
+            "package", try Fixtures.h264AacMP4(), "-o", scratch.file("dash"), "--format", "dash", "--segment-format",
+            "ts")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasPrefix("error: invalid_option: segment_format=ts is for HLS only"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("dash")))
     }
 
     @Test func failuresPrintOneErrorLineWithACode() throws {

@@ -63,7 +63,7 @@ public final class OutputFile {
         try LibavError.check(
             avcodec_parameters_copy(stream.pointee.codecpar, parameters), "copying codec parameters",
             code: .internalError)
-        stream.pointee.codecpar.pointee.codec_tag = tag(for: stream.pointee.codecpar.pointee)
+        stream.pointee.codecpar.pointee.codec_tag = Self.tag(for: stream.pointee.codecpar.pointee, muxer: muxerName)
         stream.pointee.time_base = timeBase
         return stream
     }
@@ -75,11 +75,10 @@ public final class OutputFile {
     /// sets in the extradata in an ISO file, which gets `hvc1` (the muxer then writes them into `hvcC` as
     /// complete arrays). libav's default, `hev1`, is refused by Apple's players; the ffmpeg CLI only writes
     /// `hvc1` when asked with `-tag:v hvc1`.
-    private func tag(for parameters: AVCodecParameters) -> UInt32 {
-        guard parameters.codec_id == AV_CODEC_ID_HEVC, parameters.extradata_size > 0,
-            Self.isoMuxers.contains(muxerName)
+    static func tag(for parameters: AVCodecParameters, muxer: String) -> UInt32 {
+        guard parameters.codec_id == AV_CODEC_ID_HEVC, parameters.extradata_size > 0, isoMuxers.contains(muxer)
         else { return 0 }
-        return Self.hvc1
+        return hvc1
     }
 
     static let hvc1 = "hvc1".utf8.reversed().reduce(UInt32(0)) { ($0 << 8) | UInt32($1) }

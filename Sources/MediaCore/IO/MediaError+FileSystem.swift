@@ -2,7 +2,7 @@ import DurableIO
 
 extension MediaError {
     /// Runs durable-file steps, failing with `io_error` and the failed call's message.
-    static func fromFileSystem(_ steps: () throws -> Void) throws {
+    public static func fromFileSystem(_ steps: () throws -> Void) throws {
         do {
             try steps()
         } catch let error as FileSystemError {

@@ -47,15 +47,18 @@ extension MediaJob {
         primaryOutput(for: try options.typed(Options.self))
     }
 
-    /// Runs the job and names its outputs by file name, so no path of the machine that ran it reaches a
-    /// record.
+    /// Runs the job and names its outputs by their path inside `outputDirectory` (`output.mp4`,
+    /// `720p/seg_00001.m4s`), so no path of the machine that ran it reaches a record.
     static func run(
         _ options: JobOptions, inputs: JobInputFiles, outputDirectory: String, context: JobContext
     ) throws -> JobResultValue {
         let options = try options.typed(Options.self)
         let output = outputDirectory + "/" + primaryOutput(for: options)
         var result = try run(options, inputs: inputs, output: output, context: context)
-        result.outputs = result.outputs.map { URL(fileURLWithPath: $0).lastPathComponent }
+        let prefix = outputDirectory + "/"
+        result.outputs = result.outputs.map {
+            $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : URL(fileURLWithPath: $0).lastPathComponent
+        }
         return JobResultValue(result, kind: kind)
     }
 }

@@ -215,22 +215,7 @@ final class RemuxPlan {
             {
                 stream.pointee.codecpar.pointee.codec_tag = tag
             }
-            av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
-            stream.pointee.disposition = source.pointee.disposition
-            // What fftools' stream copy (`init_output_stream_streamcopy`) carries over besides the codec
-            // parameters: FLV states its `framerate` and Matroska its default duration from these (without
-            // them FLV declares the time base's 1000 fps), and the mov muxer needs the frame rate to write a
-            // video track's `timecode` tag as a QuickTime timecode (tmcd) track.
-            stream.pointee.avg_frame_rate = source.pointee.avg_frame_rate
-            stream.pointee.r_frame_rate = source.pointee.r_frame_rate
-            stream.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio
-            for index in 0..<Int(source.pointee.nb_side_data) {
-                let item = source.pointee.side_data[index]
-                guard let copy = av_stream_new_side_data(stream, item.type, item.size) else {
-                    throw MediaError(.internalError, "copying stream side data failed")
-                }
-                copy.update(from: item.data, count: item.size)
-            }
+            try StreamCopy.carryProperties(from: source, to: stream)
         }
         for (key, value) in LibavTags.dictionary(input.context.pointee.metadata)
         where !Self.sourceOnlyTags.contains(key) {

@@ -120,11 +120,12 @@ package struct WorkerSupervisor {
         return .failure(end.failure(doing: "the job", stderr: stderr, limits: limits))
     }
 
-    /// Deletes the temporary files a killed worker could not (`.<name>.partial-…`), so no partial output
-    /// is left behind.
+    /// Deletes the temporary files a killed worker could not (`.<name>.partial-…`), in the output
+    /// directory and its folders, so no partial output is left behind.
     private static func removePartialOutputs(_ directory: String) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in names where name.hasPrefix(".") && name.contains(".partial-") {
+        let names = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+        for name in names
+        where URL(fileURLWithPath: name).lastPathComponent.hasPrefix(".") && name.contains(".partial-") {
             try? FileManager.default.removeItem(atPath: directory + "/" + name)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediaCore
 import MediaJobs
 
 /// Runs the engine for one job record, synchronously: in a worker process, or with `--isolation none` on
@@ -45,6 +46,9 @@ package struct JobExecutor {
         let result = try record.kind.run(record.options, inputs: inputs, outputDirectory: directory, context: context)
         let primary = try record.kind.primaryOutput(for: record.options)
         let names = result.outputs.sorted()
+        for name in names where !JobStore.isValidOutputName(name) {
+            throw MediaError(.internalError, "the job named an output '\(name)' that would leave its directory")
+        }
         let outputs = try (names.filter { $0 == primary } + names.filter { $0 != primary }).map {
             try FileDigest(hashing: $0, in: directory)
         }

@@ -1,7 +1,9 @@
 import Foundation
 import MediaCore
 
-/// The MIME type an output is served as, by its file extension.
+/// The MIME type an output is served as, by its file extension: containers by `ContainerFormat` (an fMP4
+/// initialization segment `init.mp4` is `video/mp4`, `init.m4a` `audio/mp4`, MPEG-TS segments
+/// `video/mp2t`), HLS playlists, DASH MPDs and fMP4 media segments by their registered types.
 package enum OutputContentType {
     package static func of(_ name: String) -> String {
         let ext = URL(fileURLWithPath: name).pathExtension.lowercased()
@@ -12,6 +14,9 @@ package enum OutputContentType {
         case "h264": return "video/h264"
         case "h265": return "video/h265"
         case "json": return "application/json"
+        case "m3u8": return "application/vnd.apple.mpegurl"
+        case "mpd": return "application/dash+xml"
+        case "m4s": return "video/iso.segment"
         default: return "application/octet-stream"
         }
     }

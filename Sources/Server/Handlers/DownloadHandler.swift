@@ -8,8 +8,16 @@ import NIOPosix
 extension MediaService {
     /// `GET /jobs/{id}/outputs/{name}` and `GET /jobs/{id}/output`: a listed output, sent with sendfile,
     /// with `ETag` (the SHA-256), the conditional fields (`If-Match`, `If-None-Match`, `If-Range`) and `Range`. Only outputs in the job record are served:
-    /// they were complete under their final name before the record listed them.
+    /// they were complete under their final name before the record listed them. A name that could leave
+    /// the job's outputs (`..`, an empty folder, a hidden file: `JobStore.isValidOutputName`) is 400 before
+    /// the job is looked up.
     func download(_ request: Request, name: String?) async throws -> Response {
+        if let name, !JobStore.isValidOutputName(name) {
+            throw ServiceError(
+                .badRequest, "invalid_output_name",
+                "'\(name)' is not an output name: folders and file names of A-Z a-z 0-9 . _ - separated by /, "
+                    + "none empty or starting with a dot")
+        }
         let record = try await job(request)
         guard record.state == .succeeded else {
             throw ServiceError(
@@ -55,16 +63,18 @@ extension MediaService {
     /// long as retention keeps it. With API tokens it is also `private`: an output belongs to one token and
     /// a shared cache must not hand it to another. Without tokens any cache may keep it, which needs no
     /// `public` (only a request with `Authorization` would).
-    private func caching(_ record: JobRecord) -> String {
+    func caching(_ record: JobRecord) -> String {
         let expiry = (record.finishedAt ?? Date()).addingTimeInterval(configuration.retention)
         let freshness = "max-age=\(max(0, Int(expiry.timeIntervalSinceNow))), immutable"
         return configuration.accessTokens == nil ? freshness : "private, " + freshness
     }
 
-    /// `talk.mkv` for the primary output of a job whose upload was `talk.mp4`; the output's own name otherwise.
+    /// `talk.mkv` for the primary output of a job whose upload was `talk.mp4`; the output's own file name
+    /// otherwise (`seg_00001.m4s` for `720p/seg_00001.m4s`).
     private func downloadName(_ outputName: String, _ record: JobRecord) -> String {
         let ext = URL(fileURLWithPath: outputName).pathExtension
-        guard outputName.hasPrefix("output."), let source = record.sourceName else { return outputName }
+        let fileName = URL(fileURLWithPath: outputName).lastPathComponent
+        guard outputName.hasPrefix("output."), let source = record.sourceName else { return fileName }
         let stem = URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
         return stem.isEmpty ? outputName : "\(stem).\(ext)"
     }

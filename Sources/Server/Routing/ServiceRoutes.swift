@@ -7,7 +7,8 @@ import NIOHTTP1
 /// `openapi.yaml` compares the spec's paths with it, so the two cannot drift apart.
 public enum ServiceRoute: String, CaseIterable, Sendable {
     case createJob, createJobByPut, createNamedJob, listJobs, showJob, deleteJob, redeliverNotification,
-        downloadOutput, downloadPrimaryOutput, showLog, jobEvents, events
+        downloadOutput, downloadPrimaryOutput, downloadOutputArchive, showLog, jobEvents, events
+    case outputPreflight, primaryOutputPreflight, outputArchivePreflight
     case probe, probeByPut, index, catalog, console, health, readiness, openAPI, metrics
 
     public var route: Route {
@@ -22,8 +23,14 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         case .showJob: Route(.GET, "/jobs/{id}", values: Self.id)
         case .deleteJob: Route(.DELETE, "/jobs/{id}", values: Self.id)
         case .redeliverNotification: Route(.POST, "/jobs/{id}/notifications", values: Self.id)
-        case .downloadOutput: Route(.GET, "/jobs/{id}/outputs/{name}")
+        // An output name may be a path in folders (`720p/init.mp4`): `{name...}` takes the rest of the path.
+        case .downloadOutput: Route(.GET, "/jobs/{id}/outputs/{name...}")
         case .downloadPrimaryOutput: Route(.GET, "/jobs/{id}/output")
+        case .downloadOutputArchive: Route(.GET, "/jobs/{id}/outputs.tar")
+        // CORS preflights of the download routes, for web players on other origins.
+        case .outputPreflight: Route(.OPTIONS, "/jobs/{id}/outputs/{name...}")
+        case .primaryOutputPreflight: Route(.OPTIONS, "/jobs/{id}/output")
+        case .outputArchivePreflight: Route(.OPTIONS, "/jobs/{id}/outputs.tar")
         case .showLog: Route(.GET, "/jobs/{id}/log")
         case .jobEvents: Route(.GET, "/jobs/{id}/events")
         case .events: Route(.GET, "/events")
@@ -40,10 +47,24 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
     }
 
     /// Routes anyone may call when API tokens are on: the index (and the console page, which asks for a
-    /// token itself), the console's files, the catalog of kinds, liveness and readiness.
+    /// token itself), the console's files, the catalog of kinds, liveness and readiness, and the CORS
+    /// preflights, which browsers send without credentials.
     var isPublic: Bool {
         switch self {
-        case .index, .console, .catalog, .health, .readiness: true
+        case .index, .console, .catalog, .health, .readiness, .outputPreflight, .primaryOutputPreflight,
+            .outputArchivePreflight:
+            true
+        default: false
+        }
+    }
+
+    /// The routes that serve outputs, and their preflights: their answers carry CORS headers
+    /// (`--cors-origins`), so a web player on another origin can read them.
+    var sharesAcrossOrigins: Bool {
+        switch self {
+        case .downloadOutput, .downloadPrimaryOutput, .downloadOutputArchive, .outputPreflight,
+            .primaryOutputPreflight, .outputArchivePreflight:
+            true
         default: false
         }
     }
@@ -62,7 +83,8 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
     private static let id: [String: @Sendable (String) -> Bool] = ["id": JobStore.isValidID]
 
     /// Where `GET /jobs/{id}/outputs/{name}` serves an output: the `url` a job's record lists for it. Job
-    /// ids and output names are URL-safe already (base64url; the names jobs give their files).
+    /// ids and output names are URL-safe already (base64url; the names jobs give their files, with `/`
+    /// between folders, which the route takes as they are).
     @Sendable static func outputURL(job id: String, name: String) -> String { "/jobs/\(id)/outputs/\(name)" }
 
     /// The router over all routes, each handled by its name.

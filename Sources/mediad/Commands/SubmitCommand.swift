@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JobStore
 import MediaJobs
 import MediadClient
 
@@ -13,7 +14,8 @@ struct SubmitCommand: AsyncParsableCommand {
             directory (each checked against the SHA-256 the server lists, written under a hidden temporary \
             name and renamed when complete) and prints their paths. The file's name goes with it (PUT \
             /jobs/<kind>/<name>), and the primary output is saved under it with the output's extension \
-            (talk.mov → talk.mkv); the job's warnings go to stderr. The token comes from MEDIAD_TOKEN, the \
+            (talk.mov → talk.mkv), a package's tree of outputs as its folders (240p/seg_00001.m4s); the job's \
+            warnings go to stderr. The token comes from MEDIAD_TOKEN, the \
             server from --server or MEDIAD_SERVER. An https server's certificate is verified against the system's \
             certificate authorities and those in --ca-file (or MEDIAD_CA_FILE). On failure — the job's, or the server refusing the \
             request (401, 413, 415 …) — it prints `error: <code>: <message>` and exits with status 1.
@@ -108,10 +110,17 @@ struct SubmitCommand: AsyncParsableCommand {
             throw job.error ?? JobClient.Failure(code: job.state, message: "job \(job.id) ended \(job.state)")
         }
         for item in job.outputs {
-            guard Self.isPlainName(item.name) else {
+            guard JobStore.isValidOutputName(item.name) else {
                 throw JobClient.Failure(code: "invalid_response", message: "the server listed an unsafe output name")
             }
             let path = URL(fileURLWithPath: output).appendingPathComponent(localName(of: item.name)).path
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw JobClient.Failure(
+                    code: "io_error", message: "cannot create \(folder): \(error.localizedDescription)")
+            }
             try await client.download(item, to: path)
             print(path)
         }
@@ -125,9 +134,4 @@ struct SubmitCommand: AsyncParsableCommand {
         return stem + "." + URL(fileURLWithPath: outputName).pathExtension
     }
 
-    /// A name that stays inside the output directory and is not hidden.
-    private static func isPlainName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 100 && !name.hasPrefix(".")
-            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
-    }
 }

@@ -26,6 +26,7 @@ extension ServeOptions {
         guard configuration.sendTimeout > 0 else { throw ValidationError("--send-timeout must be more than 0") }
         configuration.maxConnections = try environment.value(maxConnections, Setting.maxConnections)
         try environment.assign(shutdownGrace, Setting.shutdownGrace, to: &configuration.shutdownGrace)
+        try environment.assign(corsOrigins, Setting.corsOrigins, to: &configuration.corsOrigins)
         configuration.openAPIPath = try environment.value(openapi, Setting.openapi)
         try environment.assign(logFormat, Setting.logFormat, to: &configuration.logFormat)
         try environment.assign(logLevel, Setting.logLevel, to: &configuration.logLevel)

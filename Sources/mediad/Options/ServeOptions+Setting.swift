@@ -20,6 +20,9 @@ extension ServeOptions {
         static let sendTimeout = ServeSetting.duration("send-timeout")
         static let maxConnections = ServeSetting.integer("max-connections", 1...1_000_000)
         static let authTokens = ServeSetting.text("auth-tokens")
+        static let corsOrigins = ServeSetting<CrossOriginPolicy>(
+            flag: "cors-origins", expectation: "*, none, or comma-separated origins such as https://player.example",
+            parse: CrossOriginPolicy.init(parsing:))
         static let openapi = ServeSetting.text("openapi")
         static let isolation = ServeSetting<IsolationSettings.Mode>.choice("isolation")
         static let jobMemory = ServeSetting.bytes("job-memory")

@@ -80,6 +80,12 @@ struct ServeOptions: ParsableArguments {
 
     @Option(
         help:
+            "Web origins that may read outputs (CORS on the download routes): *, none, or a comma-separated list such as https://player.example (default *).",
+        transform: Setting.corsOrigins.read)
+    var corsOrigins: CrossOriginPolicy?
+
+    @Option(
+        help:
             "The OpenAPI document served at /openapi.yaml (default: <prefix>/share/mediad/openapi.yaml beside an installed binary, else the source tree's).",
         transform: Setting.openapi.read)
     var openapi: String?

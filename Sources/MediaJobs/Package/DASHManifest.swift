@@ -1,0 +1,82 @@
+import CFFmpeg
+
+/// Writes a package's DASH MPD (ISO/IEC 23009-1): static, one period, an adaptation set for the video and
+/// one per audio track (with its language), each representation addressed by a `SegmentTemplate` with a
+/// `SegmentTimeline` of the segments' real start times and durations. URLs are relative to the MPD.
+struct DASHManifest {
+    let renditions: [PackageRendition]
+
+    func document() -> String {
+        let duration = renditions.map(\.span).max() ?? 0
+        let longest = renditions.flatMap(\.durations).max() ?? 1
+        var lines = [
+            #"<?xml version="1.0" encoding="utf-8"?>"#,
+            #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" "#
+                + #"type="static" mediaPresentationDuration="\#(Self.duration(duration))" "#
+                + #"minBufferTime="\#(Self.duration(longest))">"#,
+            #"  <Period id="0" start="PT0S">"#,
+        ]
+        for (index, rendition) in renditions.enumerated() {
+            lines += adaptationSet(rendition, id: index)
+        }
+        lines += ["  </Period>", "</MPD>"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func adaptationSet(_ rendition: PackageRendition, id: Int) -> [String] {
+        let track = rendition.track
+        var set = #"    <AdaptationSet id="\#(id)" contentType="\#(track.isVideo ? "video" : "audio")" "#
+        set += #"mimeType="\#(track.isVideo ? "video/mp4" : "audio/mp4")" segmentAlignment="true" startWithSAP="1""#
+        if let language = track.language { set += #" lang="\#(language)""# }
+        var representation = #"      <Representation id="\#(track.folder)" codecs="\#(track.codecString)" "#
+        representation += #"bandwidth="\#(rendition.bandwidth)""#
+        if track.isVideo {
+            representation += #" width="\#(track.width)" height="\#(track.height)""#
+            if track.frameRate.num > 0, track.frameRate.den > 0 {
+                representation += #" frameRate="\#(track.frameRate.num)/\#(track.frameRate.den)""#
+            }
+        } else {
+            representation += #" audioSamplingRate="\#(track.sampleRate)""#
+        }
+        var lines = [set + ">", representation + ">"]
+        if !track.isVideo, track.channels > 0 {
+            lines.append(
+                #"        <AudioChannelConfiguration schemeIdUri="urn:mpeg:dash:23003:3:audio_channel_configuration:2011" value="\#(track.channels)"/>"#
+            )
+        }
+        let media = "\(track.folder)/seg_$Number%05d$.m4s"
+        lines.append(
+            #"        <SegmentTemplate timescale="\#(rendition.timeBase.den)" initialization="\#(rendition.initialization ?? "")" media="\#(media)" startNumber="1">"#
+        )
+        lines.append("          <SegmentTimeline>")
+        lines += timeline(rendition).map { "            " + $0 }
+        lines += [
+            "          </SegmentTimeline>", "        </SegmentTemplate>", "      </Representation>",
+            "    </AdaptationSet>",
+        ]
+        return lines
+    }
+
+    /// `S` elements: the first with its start `t`, runs of equal durations folded into `r` repeats.
+    private func timeline(_ rendition: PackageRendition) -> [String] {
+        let segments = rendition.segments
+        let ticks = segments.indices.map { index in
+            (index + 1 < segments.count ? segments[index + 1].start : segments[index].end) - segments[index].start
+        }
+        var elements: [String] = []
+        var index = 0
+        while index < ticks.count {
+            var repeats = 0
+            while index + repeats + 1 < ticks.count, ticks[index + repeats + 1] == ticks[index] { repeats += 1 }
+            let start = index == 0 ? #" t="\#(segments[0].start)""# : ""
+            elements.append(#"<S\#(start) d="\#(ticks[index])"\#(repeats > 0 ? #" r="\#(repeats)""# : "")/>"#)
+            index += repeats + 1
+        }
+        return elements
+    }
+
+    /// An ISO 8601 duration in seconds with millisecond precision: `PT12.345S`.
+    private static func duration(_ seconds: Double) -> String {
+        "PT" + HLSPlaylists.decimal(seconds, places: 3) + "S"
+    }
+}

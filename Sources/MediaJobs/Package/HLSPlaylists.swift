@@ -1,0 +1,107 @@
+import CFFmpeg
+
+/// Writes a package's HLS playlists (RFC 8216): a VOD media playlist per rendition, beside its segments,
+/// an I-frame playlist for fMP4 video, and the master playlist, whose variant is the video (or the first
+/// audio track) with the audio tracks as an `EXT-X-MEDIA` group. Every URI is relative, so the playlists work wherever the files are served.
+struct HLSPlaylists {
+    let renditions: [PackageRendition]
+    let segmentFormat: PackageJob.SegmentFormat
+
+    /// 7 for fMP4 segments (`EXT-X-MAP` outside I-frame playlists needs 6, and Apple's authoring rules ask
+    /// 7 for fMP4); 3 for MPEG-TS, for decimal `EXTINF` durations.
+    var version: Int { segmentFormat == .fmp4 ? 7 : 3 }
+
+    /// The media playlist of `rendition`.
+    func mediaPlaylist(_ rendition: PackageRendition) -> String { playlist(rendition, iFramesOnly: false) }
+
+    /// The I-frame playlist of a video rendition: each segment's opening keyframe as a byte range of the
+    /// segment (its `moof` and the frame), lasting until the next one.
+    func iFramePlaylist(_ rendition: PackageRendition) -> String { playlist(rendition, iFramesOnly: true) }
+
+    private func playlist(_ rendition: PackageRendition, iFramesOnly: Bool) -> String {
+        let durations = rendition.durations
+        let target = max(1, durations.map { Int($0.rounded()) }.max() ?? 1)
+        var lines = [
+            "#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-TARGETDURATION:\(target)", "#EXT-X-MEDIA-SEQUENCE:1",
+            "#EXT-X-PLAYLIST-TYPE:VOD",
+        ]
+        if iFramesOnly { lines.append("#EXT-X-I-FRAMES-ONLY") }
+        lines.append("#EXT-X-INDEPENDENT-SEGMENTS")
+        if let initialization = rendition.initialization {
+            lines.append("#EXT-X-MAP:URI=\"\(Self.fileName(initialization))\"")
+        }
+        for (segment, duration) in zip(rendition.segments, durations) {
+            lines.append("#EXTINF:\(Self.decimal(duration, places: 6)),")
+            if iFramesOnly, let bytes = segment.keyframeBytes { lines.append("#EXT-X-BYTERANGE:\(bytes)@0") }
+            lines.append(Self.fileName(segment.name))
+        }
+        lines.append("#EXT-X-ENDLIST")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The master playlist.
+    func masterPlaylist() -> String {
+        let video = renditions.first { $0.track.isVideo }
+        let audio = renditions.filter { !$0.track.isVideo }
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        let grouped = video != nil || audio.count > 1
+        if grouped {
+            for (position, rendition) in audio.enumerated() {
+                lines.append(media(rendition, isDefault: position == 0, names: audio))
+            }
+        }
+        guard let main = video ?? audio.first else { return lines.joined(separator: "\n") + "\n" }
+        let loudest = audio.max { $0.bandwidth < $1.bandwidth }
+        let averageAudio = audio.map(\.averageBandwidth).max() ?? 0
+        let extra = video == nil ? (0, 0) : (loudest?.bandwidth ?? 0, averageAudio)
+        var codecs = [main.track.codecString]
+        for rendition in audio where !codecs.contains(rendition.track.codecString) {
+            codecs.append(rendition.track.codecString)
+        }
+        var attributes = [
+            "BANDWIDTH=\(main.bandwidth + extra.0)", "AVERAGE-BANDWIDTH=\(main.averageBandwidth + extra.1)",
+            "CODECS=\"\(codecs.joined(separator: ","))\"",
+        ]
+        if let video {
+            attributes.append("RESOLUTION=\(video.track.width)x\(video.track.height)")
+            let rate = video.track.frameRate
+            if rate.num > 0, rate.den > 0 { attributes.append("FRAME-RATE=\(Self.decimal(av_q2d(rate), places: 3))") }
+        }
+        if grouped, !audio.isEmpty { attributes.append("AUDIO=\"audio\"") }
+        lines.append("#EXT-X-STREAM-INF:" + attributes.joined(separator: ","))
+        lines.append(main.playlist)
+        if let video, let iFrames = video.iFramePlaylist {
+            lines.append(
+                "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(video.iFrameBandwidth),CODECS=\"\(video.track.codecString)\","
+                    + "RESOLUTION=\(video.track.width)x\(video.track.height),URI=\"\(iFrames)\"")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// An audio track as an `EXT-X-MEDIA` rendition of the group `audio`, named by its language when that
+    /// is unique among the tracks, else by its folder.
+    private func media(_ rendition: PackageRendition, isDefault: Bool, names: [PackageRendition]) -> String {
+        let track = rendition.track
+        let sameLanguage = names.filter { $0.track.language == track.language }.count
+        let name = track.language.flatMap { sameLanguage == 1 ? $0 : nil } ?? track.folder
+        var attributes = ["TYPE=AUDIO", "GROUP-ID=\"audio\"", "NAME=\"\(name)\""]
+        if let language = track.language { attributes.append("LANGUAGE=\"\(language)\"") }
+        attributes.append("DEFAULT=\(isDefault ? "YES" : "NO")")
+        attributes.append("AUTOSELECT=YES")
+        if track.channels > 0 { attributes.append("CHANNELS=\"\(track.channels)\"") }
+        attributes.append("URI=\"\(rendition.playlist)\"")
+        return "#EXT-X-MEDIA:" + attributes.joined(separator: ",")
+    }
+
+    /// The last component of an output name: a URI relative to the playlist in the same folder.
+    private static func fileName(_ name: String) -> String { String(name.split(separator: "/").last ?? "") }
+
+    /// `value` with `places` decimals, `.` as the separator whatever the locale.
+    static func decimal(_ value: Double, places: Int) -> String {
+        let scale = (0..<places).reduce(1.0) { result, _ in result * 10 }
+        let scaled = Int64((value * scale).rounded())
+        let whole = scaled / Int64(scale)
+        let fraction = String(scaled % Int64(scale))
+        return "\(whole)." + String(repeating: "0", count: places - fraction.count) + fraction
+    }
+}

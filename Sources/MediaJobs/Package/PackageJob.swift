@@ -1,0 +1,132 @@
+import CFFmpeg
+import MediaCore
+
+/// A streaming package by stream copy: HLS (fMP4 or MPEG-TS segments), DASH, or both over one set of CMAF
+/// segments, with the manifests written here from what was muxed (real durations, bit rates and codec
+/// strings), so no frame is decoded and decoding through a manifest gives the source's frames exactly.
+///
+/// Segments end at keyframes of the video (audio-only packages at any frame), never more than one GOP past
+/// the target. Every file goes under the primary output's directory as a tree: `master.m3u8`,
+/// `manifest.mpd`, `720p/index.m3u8`, `720p/init.mp4`, `720p/seg_00001.m4s`, `audio/…`.
+public struct PackageJob: Sendable {
+    /// The containers package reads.
+    public static let acceptedInputs: [InputContainer] = [.mp4, .matroska, .mpegts, .flv, .asf]
+    static let hlsMasterName = "master.m3u8"
+    static let dashManifestName = "manifest.mpd"
+
+    var input: String
+    var primaryOutput: String
+    var options: Options
+
+    func run(_ context: JobContext) throws -> PackageResult {
+        let container = try InputFile.classify(path: input, accepting: Self.acceptedInputs)
+        let source = try InputFile(path: input, container: container, policy: .streamCopy)
+        try source.findStreamInfo()
+        let plan = try PackagePlan(input: source, options: options)
+        // The primary output's directory exactly as written, so outputs named below it keep its spelling.
+        let directory = primaryOutput.lastIndex(of: "/").map { String(primaryOutput[..<$0]) } ?? "."
+        let files = PackageFiles(directory: directory)
+        do {
+            let (renditions, priming) = try segment(source, plan: plan, files: files, context: context)
+            var result = try writeManifests(renditions, plan: plan, files: files)
+            result.warnings += priming
+            try files.syncAll()
+            context.reportProgress(1)
+            return result
+        } catch {
+            files.removeAll()
+            throw error
+        }
+    }
+
+    /// Reads the input once, cutting every kept track into segments; returns the renditions and a warning
+    /// for each track whose encoder delay (AAC priming) the input hides with an edit list: segments carry
+    /// every packet but no edit list, so players play the delay as a short silence at the start.
+    private func segment(
+        _ source: InputFile, plan: PackagePlan, files: PackageFiles, context: JobContext
+    ) throws -> ([PackageRendition], [String]) {
+        let segmenters = try plan.tracks.map { track in
+            try TrackSegmenter(
+                track: track, source: source.stream(track.inputIndex), segmentFormat: options.segmentFormat,
+                files: files)
+        }
+        var cutter = SegmentCutter(
+            segmenters: Dictionary(uniqueKeysWithValues: segmenters.map { ($0.track.inputIndex, $0) }),
+            anchor: plan.tracks[0].inputIndex, target: options.segmentDuration)
+        var timeline = PacketTimeline(
+            timeBases: Dictionary(
+                uniqueKeysWithValues: plan.tracks.map {
+                    ($0.inputIndex, source.stream($0.inputIndex).pointee.time_base)
+                }))
+        let packet = Packet()
+        var count = 0
+        var started: Set<Int> = []
+        var priming: [String] = []
+        while try source.read(into: packet) {
+            guard let track = plan.tracks.first(where: { $0.inputIndex == packet.streamIndex }) else { continue }
+            if started.insert(track.inputIndex).inserted, packet.skipSamplesAtStart > 0 {
+                priming.append(
+                    "track \(track.inputIndex) (\(track.codec)): the segments cannot signal the "
+                        + "\(packet.skipSamplesAtStart)-sample encoder delay; players play it as a short silence at the start"
+                )
+            }
+            count += 1
+            if count % 64 == 0 {
+                try context.checkpoint()
+                context.reportProgress(source.progress * 0.99)
+            }
+            for ready in try timeline.admit(packet) {
+                try cutter.add(ready, track: ready.streamIndex, time: timeline.seconds(ready))
+            }
+        }
+        for ready in try timeline.drain() {
+            try cutter.add(ready, track: ready.streamIndex, time: timeline.seconds(ready))
+        }
+        try cutter.finish()
+        for segmenter in segmenters where segmenter.segments.isEmpty {
+            throw MediaError(
+                .emptyInput, "track \(segmenter.track.inputIndex) (\(segmenter.track.codec)) holds no samples")
+        }
+        return (segmenters.map(PackageRendition.init), priming)
+    }
+
+    /// Writes the media playlists, then the master playlist and/or the MPD, and describes the package.
+    private func writeManifests(
+        _ renditions: [PackageRendition], plan: PackagePlan, files: PackageFiles
+    ) throws -> PackageResult {
+        var manifests: [String] = []
+        if options.format.writesDASH {
+            try files.write(DASHManifest(renditions: renditions).document(), as: Self.dashManifestName)
+            manifests.append(Self.dashManifestName)
+        }
+        if options.format.writesHLS {
+            let playlists = HLSPlaylists(renditions: renditions, segmentFormat: options.segmentFormat)
+            for rendition in renditions {
+                try files.write(playlists.mediaPlaylist(rendition), as: rendition.playlist)
+                if rendition.track.isVideo, let iFrames = rendition.iFramePlaylist {
+                    try files.write(playlists.iFramePlaylist(rendition), as: iFrames)
+                }
+            }
+            try files.write(playlists.masterPlaylist(), as: Self.hlsMasterName)
+            manifests.insert(Self.hlsMasterName, at: 0)
+        }
+        return PackageResult(
+            outputs: files.names.map { files.directory + "/" + $0 },
+            warnings: plan.warnings + keyframeWarnings(renditions),
+            format: options.format.rawValue, segmentFormat: options.segmentFormat.rawValue,
+            segmentDuration: options.segmentDuration, manifests: manifests,
+            renditions: renditions.map { $0.summary(hasPlaylist: options.format.writesHLS) })
+    }
+
+    /// A warning when the video's keyframes are so far apart that segments last over three times the target.
+    private func keyframeWarnings(_ renditions: [PackageRendition]) -> [String] {
+        guard let video = renditions.first(where: { $0.track.isVideo }), let longest = video.durations.max(),
+            longest > 3 * options.segmentDuration
+        else { return [] }
+        let lengths = video.durations.map { HLSPlaylists.decimal($0, places: 3) }.joined(separator: ", ")
+        return [
+            "the video's keyframes are up to \(HLSPlaylists.decimal(longest, places: 3)) s apart, over three times "
+                + "segment_duration (\(options.segmentDuration) s); segments cut at keyframes last \(lengths) s"
+        ]
+    }
+}

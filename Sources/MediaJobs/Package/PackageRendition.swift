@@ -1,0 +1,63 @@
+import CFFmpeg
+
+/// One packaged track as the manifests describe it: its segments, their real durations and its bit rates.
+struct PackageRendition {
+    let track: PackagePlan.Track
+    let segments: [TrackSegmenter.Segment]
+    let durations: [Double]
+    let initialization: String?
+    let timeBase: AVRational
+    /// Its HLS media playlist's output name, `720p/index.m3u8`.
+    var playlist: String { "\(track.folder)/index.m3u8" }
+
+    /// Its HLS I-frame playlist's output name, when every segment opens with a keyframe whose bytes are
+    /// known (fMP4 video).
+    var iFramePlaylist: String? {
+        !segments.isEmpty && segments.allSatisfy { $0.keyframeBytes != nil } ? "\(track.folder)/iframes.m3u8" : nil
+    }
+
+    /// The highest bit rate of the keyframes alone, each over its segment's duration (`BANDWIDTH` of
+    /// `EXT-X-I-FRAME-STREAM-INF`).
+    var iFrameBandwidth: Int {
+        zip(segments, durations).map { segment, duration in
+            duration > 0 ? Int((Double((segment.keyframeBytes ?? 0) * 8) / duration).rounded(.up)) : 0
+        }.max() ?? 0
+    }
+
+    init(_ segmenter: TrackSegmenter) {
+        track = segmenter.track
+        segments = segmenter.segments
+        durations = segmenter.durations
+        initialization = segmenter.initialization
+        timeBase = segmenter.timeBase
+    }
+
+    /// The highest bit rate of any segment (HLS `BANDWIDTH`, DASH `@bandwidth`).
+    var bandwidth: Int {
+        zip(segments, durations).map { segment, duration in
+            duration > 0 ? Int((Double(segment.bytes * 8) / duration).rounded(.up)) : 0
+        }.max() ?? 0
+    }
+
+    /// Bits per second over the whole track (HLS `AVERAGE-BANDWIDTH`).
+    var averageBandwidth: Int {
+        let seconds = durations.reduce(0, +)
+        guard seconds > 0 else { return bandwidth }
+        return Int((Double(segments.reduce(0) { $0 + $1.bytes } * 8) / seconds).rounded(.up))
+    }
+
+    /// Seconds from the track's first sample to its last sample's end.
+    var span: Double { durations.reduce(0, +) }
+
+    /// The result's description of it.
+    func summary(hasPlaylist: Bool) -> PackageResult.Rendition {
+        let rate = track.frameRate
+        return PackageResult.Rendition(
+            name: track.folder, kind: track.isVideo ? "video" : "audio", inputIndex: track.inputIndex,
+            codec: track.codec, codecs: track.codecString, bandwidth: bandwidth, averageBandwidth: averageBandwidth,
+            width: track.isVideo ? track.width : nil, height: track.isVideo ? track.height : nil,
+            frameRate: track.isVideo && rate.num > 0 && rate.den > 0 ? av_q2d(rate) : nil, language: track.language,
+            channels: track.isVideo ? nil : track.channels, sampleRate: track.isVideo ? nil : track.sampleRate,
+            playlist: hasPlaylist ? playlist : nil, initialization: initialization, segmentDurations: durations)
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import MediaCore
+import MediaJobs
+
+struct PackageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "package",
+        abstract: "Package a file for streaming as HLS and/or DASH, by stream copy.",
+        discussion: """
+            No frame is decoded or re-encoded: the video track and every audio track are cut into segments \
+            at the video's keyframes (never longer than --segment-duration plus one GOP) and described by an \
+            HLS master playlist (master.m3u8) with a media playlist per track, a DASH MPD (manifest.mpd), or \
+            both over one set of fMP4 segments (--format cmaf). Each track has a folder of its own (720p/, \
+            audio/). The segments' real durations are reported with --json.
+
+            Examples:
+              mediad package talk.mp4 -o talk-hls/
+              mediad package talk.mkv -o talk-dash/ --format dash --segment-duration 4
+              mediad package talk.mp4 -o talk-ts/ --segment-format ts --json
+            """)
+
+    @Argument(help: "The input file.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "The directory to write the package into (created if missing).")
+    var output: String
+
+    @Option(help: .option(PackageJob.Options.description(of: "format")))
+    var format: String?
+
+    @Option(help: .option(PackageJob.Options.description(of: "segment_format")))
+    var segmentFormat: String?
+
+    @Option(help: .option(PackageJob.Options.description(of: "segment_duration")))
+    var segmentDuration: String?
+
+    @Flag(help: "Print the result (outputs, renditions, segment durations, warnings) as JSON.")
+    var json = false
+
+    func run() throws {
+        var values = OptionValues()
+        values.add("format", format)
+        values.add("segment_format", segmentFormat)
+        values.add("segment_duration", segmentDuration)
+        let result = try JobRunner.run { context in
+            let options = try PackageJob.Options(parsing: values.values)
+            do {
+                try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            } catch {
+                throw MediaError(.ioError, "cannot create \(output): \(error.localizedDescription)")
+            }
+            let primary = (output as NSString).appendingPathComponent(PackageJob.primaryOutput(for: options))
+            return try PackageJob.run(
+                options, inputs: JobInputFiles(["file": input]), output: primary, context: context)
+        }
+        try JobRunner.report(result, json: json)
+    }
+}
