@@ -1,0 +1,137 @@
+import CFFmpeg
+import MediaCore
+
+/// The input's audio track decoded, cut, re-timed, resampled and mixed to the asked channels by
+/// libavfilter, and encoded again in frames of the encoder's size.
+final class AudioTranscoder: TrackPipeline {
+    let inputIndex: Int
+    let track: OutputTrack
+    /// What changed without being asked (a rate or channel count the codec cannot take).
+    private(set) var warnings: [String] = []
+    private let decoder: Decoder
+    private let graph: FilterGraph
+    private let encoder: Encoder
+    private let decoded = Frame()
+    private let filtered = Frame()
+    private let packet = Packet()
+    private(set) var isComplete = false
+
+    init(
+        stream: UnsafeMutablePointer<AVStream>, input: InputFile, options: TranscodeJob.Options, window: TimeWindow,
+        output: OutputFile
+    ) throws {
+        inputIndex = Int(stream.pointee.index)
+        decoder = try Decoder(stream: stream, of: input)
+        let codec = options.resolvedAudioCodec
+        guard let name = codec.encoderName, let codecID = codec.codecID else {
+            throw MediaError(.internalError, "audio_codec \(codec) has no encoder")
+        }
+        let source = decoder.outputFormat
+        guard source.sampleRate > 0, source.channels > 0 else {
+            throw MediaError(.invalidInput, "the input's audio track \(inputIndex) states no sample rate or channels")
+        }
+        var target = AudioFormat(
+            sampleFormat: Self.sampleFormat(for: name), sampleRate: options.sampleRate ?? source.sampleRate,
+            channels: options.channels ?? min(source.channels, codec.maximumChannels))
+        if options.channels == nil, target.channels != source.channels {
+            warnings.append("\(codec) takes at most \(target.channels) channels: \(source.channels) mixed down")
+        }
+        if let rates = Encoder.supportedSampleRates(codecID), !rates.contains(target.sampleRate),
+            let nearest = rates.min(by: { abs($0 - target.sampleRate) < abs($1 - target.sampleRate) })
+        {
+            warnings.append("\(codec) cannot be coded at \(target.sampleRate) Hz: resampled to \(nearest) Hz")
+            target.sampleRate = nearest
+        }
+        let sampleFormatName = String(cString: av_get_sample_fmt_name(target.sampleFormat))
+        let chain =
+            window.filters(prefix: "a") + [
+                "aresample=\(target.sampleRate)",
+                "aformat=sample_fmts=\(sampleFormatName):channel_layouts=\(target.channelLayoutName)",
+            ]
+        graph = try FilterGraph(
+            "[in]\(chain.joined(separator: ","))[out]",
+            sources: [.audio(name: "in", format: source, timeBase: stream.pointee.time_base)], sinks: [.audio("out")])
+        let globalHeader = output.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
+        encoder = try Encoder(named: name) { context in
+            context.pointee.sample_fmt = target.sampleFormat
+            context.pointee.sample_rate = Int32(target.sampleRate)
+            context.pointee.time_base = AVRational(num: 1, den: Int32(target.sampleRate))
+            context.pointee.bit_rate = Int64(options.audioBitrate ?? codec.defaultBitRate)
+            if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+            try target.withChannelLayout { layout in
+                try LibavError.check(
+                    av_channel_layout_copy(&context.pointee.ch_layout, layout), "setting a channel layout",
+                    code: .internalError)
+            }
+        }
+        if let size = encoder.frameSize { try graph.setFrameSize(size, of: "out") }
+        let parameters = try encoder.parameters()
+        track = try OutputTrack(output: output, parameters: parameters.pointer, timeBase: encoder.timeBase)
+    }
+
+    /// Planar float where the encoder takes it (aac, libmp3lame), else its first format (libopus: s16).
+    private static func sampleFormat(for encoderName: String) -> AVSampleFormat {
+        guard let codec = avcodec_find_encoder_by_name(encoderName), var format = codec.pointee.sample_fmts else {
+            return AV_SAMPLE_FMT_FLTP
+        }
+        let first = format.pointee
+        while format.pointee != AV_SAMPLE_FMT_NONE {
+            if format.pointee == AV_SAMPLE_FMT_FLTP || format.pointee == AV_SAMPLE_FMT_FLT { return format.pointee }
+            format += 1
+        }
+        return first
+    }
+
+    func send(_ packet: Packet) throws {
+        guard !isComplete else { return }
+        try decoder.send(packet)
+        try drainDecoder()
+    }
+
+    func finish() throws {
+        if !isComplete {
+            try decoder.send(nil)
+            try drainDecoder()
+            try graph.finish("in")
+            try drainGraph()
+        }
+        try encoder.send(nil)
+        try drainEncoder()
+    }
+
+    private func drainDecoder() throws {
+        while !isComplete, try decoder.receive(into: decoded) {
+            decoded.pts = decoded.bestEffortTimestamp
+            try graph.push(decoded, to: "in")
+            try drainGraph()
+        }
+    }
+
+    private func drainGraph() throws {
+        let sinkTimeBase = try graph.timeBase(of: "out")
+        while true {
+            switch try graph.pull(from: "out", into: filtered) {
+            case .frame:
+                if let pts = filtered.pts { filtered.pts = av_rescale_q(pts, sinkTimeBase, encoder.timeBase) }
+                try encoder.send(filtered)
+                try drainEncoder()
+            case .needsInput:
+                return
+            case .end:
+                isComplete = true
+                return
+            }
+        }
+    }
+
+    private func drainEncoder() throws {
+        while try encoder.receive(into: packet) { try track.write(packet) }
+    }
+
+    func report() -> TranscodeResult.Track {
+        let format = encoder.inputFormat
+        return TranscodeResult.Track(
+            kind: "audio", codec: encoder.codecName, profile: nil, copied: false, frames: track.packets,
+            duration: track.duration, bitrate: track.bitrate, sampleRate: format.sampleRate, channels: format.channels)
+    }
+}
