@@ -5,23 +5,16 @@ import MediaCore
 /// libavfilter, and encoded again in frames of the encoder's size.
 final class AudioTranscoder: TrackPipeline {
     let inputIndex: Int
-    let track: OutputTrack
     /// What changed without being asked (a rate or channel count the codec cannot take).
-    private(set) var warnings: [String] = []
-    private let decoder: Decoder
-    private let graph: FilterGraph
-    private let encoder: Encoder
-    private let decoded = Frame()
-    private let filtered = Frame()
-    private let packet = Packet()
-    private(set) var isComplete = false
+    let warnings: [String]
+    private let chain: CodingChain
 
     init(
         stream: UnsafeMutablePointer<AVStream>, input: InputFile, options: TranscodeJob.Options, window: TimeWindow,
         output: OutputFile
     ) throws {
         inputIndex = Int(stream.pointee.index)
-        decoder = try Decoder(stream: stream, of: input)
+        let decoder = try Decoder(stream: stream, of: input)
         let codec = options.resolvedAudioCodec
         guard let name = codec.encoderName, let codecID = codec.codecID else {
             throw MediaError(.internalError, "audio_codec \(codec) has no encoder")
@@ -30,6 +23,7 @@ final class AudioTranscoder: TrackPipeline {
         guard source.sampleRate > 0, source.channels > 0 else {
             throw MediaError(.invalidInput, "the input's audio track \(inputIndex) states no sample rate or channels")
         }
+        var warnings: [String] = []
         var target = AudioFormat(
             sampleFormat: Self.sampleFormat(for: name), sampleRate: options.sampleRate ?? source.sampleRate,
             channels: options.channels ?? min(source.channels, codec.maximumChannels))
@@ -43,16 +37,16 @@ final class AudioTranscoder: TrackPipeline {
             target.sampleRate = nearest
         }
         let sampleFormatName = String(cString: av_get_sample_fmt_name(target.sampleFormat))
-        let chain =
+        let filters =
             window.filters(prefix: "a") + [
                 "aresample=\(target.sampleRate)",
                 "aformat=sample_fmts=\(sampleFormatName):channel_layouts=\(target.channelLayoutName)",
             ]
-        graph = try FilterGraph(
-            "[in]\(chain.joined(separator: ","))[out]",
+        let graph = try FilterGraph(
+            "[in]\(filters.joined(separator: ","))[out]",
             sources: [.audio(name: "in", format: source, timeBase: stream.pointee.time_base)], sinks: [.audio("out")])
         let globalHeader = output.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
-        encoder = try Encoder(named: name) { context in
+        let encoder = try Encoder(named: name) { context in
             context.pointee.sample_fmt = target.sampleFormat
             context.pointee.sample_rate = Int32(target.sampleRate)
             context.pointee.time_base = AVRational(num: 1, den: Int32(target.sampleRate))
@@ -66,7 +60,11 @@ final class AudioTranscoder: TrackPipeline {
         }
         if let size = encoder.frameSize { try graph.setFrameSize(size, of: "out") }
         let parameters = try encoder.parameters()
-        track = try OutputTrack(output: output, parameters: parameters.pointer, timeBase: encoder.timeBase)
+        let track = try OutputTrack(output: output, parameters: parameters.pointer, timeBase: encoder.timeBase)
+        self.warnings = warnings
+        chain = try CodingChain(
+            decoder: decoder, graph: graph, encoder: encoder, track: track,
+            nominalFrameDuration: nil, nominalPacketDuration: 0)
     }
 
     /// Planar float where the encoder takes it (aac, libmp3lame), else its first format (libopus: s16).
@@ -82,56 +80,18 @@ final class AudioTranscoder: TrackPipeline {
         return first
     }
 
-    func send(_ packet: Packet) throws {
-        guard !isComplete else { return }
-        try decoder.send(packet)
-        try drainDecoder()
-    }
+    var track: OutputTrack { chain.track }
 
-    func finish() throws {
-        if !isComplete {
-            try decoder.send(nil)
-            try drainDecoder()
-            try graph.finish("in")
-            try drainGraph()
-        }
-        try encoder.send(nil)
-        try drainEncoder()
-    }
+    var isComplete: Bool { chain.isComplete }
 
-    private func drainDecoder() throws {
-        while !isComplete, try decoder.receive(into: decoded) {
-            decoded.pts = decoded.bestEffortTimestamp
-            try graph.push(decoded, to: "in")
-            try drainGraph()
-        }
-    }
+    func send(_ packet: Packet) throws { try chain.send(packet) }
 
-    private func drainGraph() throws {
-        let sinkTimeBase = try graph.timeBase(of: "out")
-        while true {
-            switch try graph.pull(from: "out", into: filtered) {
-            case .frame:
-                if let pts = filtered.pts { filtered.pts = av_rescale_q(pts, sinkTimeBase, encoder.timeBase) }
-                try encoder.send(filtered)
-                try drainEncoder()
-            case .needsInput:
-                return
-            case .end:
-                isComplete = true
-                return
-            }
-        }
-    }
-
-    private func drainEncoder() throws {
-        while try encoder.receive(into: packet) { try track.write(packet) }
-    }
+    func finish() throws { try chain.finish() }
 
     func report() -> TranscodeResult.Track {
-        let format = encoder.inputFormat
+        let format = chain.encoder.inputFormat
         return TranscodeResult.Track(
-            kind: "audio", codec: encoder.codecName, profile: nil, copied: false, frames: track.packets,
+            kind: "audio", codec: chain.encoder.codecName, profile: nil, copied: false, frames: track.packets,
             duration: track.duration, bitrate: track.bitrate, sampleRate: format.sampleRate, channels: format.channels)
     }
 }

@@ -37,24 +37,19 @@ struct QualityMeter {
                 }
             }
         }
+        /// Pushes the next frame of `video` into `source`, or ends it; false once it has ended.
+        func feed(_ video: DecodedVideo, through frame: Frame, to source: String) throws -> Bool {
+            if try video.next(into: frame) {
+                try graph.push(frame, to: source)
+                return true
+            }
+            try graph.finish(source)
+            return false
+        }
         while encodedOpen || originalOpen {
             try context.checkpoint()
-            if encodedOpen {
-                if try encoded.next(into: left) {
-                    try graph.push(left, to: "encoded")
-                } else {
-                    try graph.finish("encoded")
-                    encodedOpen = false
-                }
-            }
-            if originalOpen {
-                if try original.next(into: right) {
-                    try graph.push(right, to: "reference")
-                } else {
-                    try graph.finish("reference")
-                    originalOpen = false
-                }
-            }
+            if encodedOpen { encodedOpen = try feed(encoded, through: left, to: "encoded") }
+            if originalOpen { originalOpen = try feed(original, through: right, to: "reference") }
             if try !collect() { break }
         }
         guard count > 0 else { throw MediaError(.internalError, "\(measure) compared no frames") }
