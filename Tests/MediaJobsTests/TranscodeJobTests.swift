@@ -139,6 +139,20 @@ import Testing
         #expect(firstVideo < 1.0 / 30 + 0.001)
     }
 
+    /// Keyframes every second, and an MPEG-TS timeline that starts at 1.4 s: `start` and `end` count from
+    /// the input's start, and the seek to the keyframe before `start` (MP4) loses no frame.
+    @Test(arguments: ["mp4", "ts"])
+    func cutsExactlyAfterSeekingAndFromAShiftedTimeline(container: String) throws {
+        let scratch = try Scratch("transcode")
+        let input = container == "ts" ? try Fixtures.h264AacTS() : try Fixtures.h264AacMP4()
+        let (result, output) = try Self.transcode(
+            input, ["start": "1.2", "end": "2.2", "preset": "ultrafast"], in: scratch)
+        #expect(try Self.videoFrames(output).count == 30)
+        #expect(result.tracks.map(\.frames).first == 30)
+        let audio = try #require(Double(Self.stream(output, "audio")["duration"] as? String ?? ""))
+        #expect(abs(audio - 1) < 0.03, "audio lasts \(audio) s")
+    }
+
     @Test func writesEachFormatASecondParserReads() throws {
         let scratch = try Scratch("transcode")
         let cases: [([String: String], String, [String])] = [

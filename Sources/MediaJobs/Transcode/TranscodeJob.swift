@@ -60,7 +60,9 @@ public struct TranscodeJob: Sendable {
             }
         }
         try destination.writeHeader(options: muxerOptions(hasVideo: streams.video != nil))
-        if let start = options.start, start > 0 { try seek(source, to: origin + start) }
+        if let start = options.start, start > 0, Self.indexedInputs.contains(container) {
+            try seek(source, to: origin + start)
+        }
         try pump(source, into: pipelines, expected: window.expectedDuration(inputDuration: source.duration), context)
         for pipeline in pipelines { try pipeline.finish() }
         guard pipelines.contains(where: { $0.track.packets > 0 }) else {
@@ -113,6 +115,11 @@ public struct TranscodeJob: Sendable {
             if pipelines.allSatisfy(\.isComplete) { break }
         }
     }
+
+    /// The containers with an index of keyframes (ISO `stss`, Matroska cues), where a seek lands on the
+    /// keyframe before a time. Elsewhere (MPEG-TS, FLV, raw streams) libav seeks by bisecting the bytes
+    /// and may land past it, so the input is decoded from its start.
+    static let indexedInputs: [InputContainer] = [.mp4, .matroska]
 
     /// Moves the input to the last keyframe at or before `seconds`, so the frames before the cut are not
     /// all decoded; the filters then drop the few between that keyframe and the cut.
