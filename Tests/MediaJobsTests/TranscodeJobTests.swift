@@ -241,6 +241,38 @@ import Testing
         #expect(decibels.score > 25 && decibels.score < 60)
     }
 
+    /// ffmpeg's `ebur128` filter: integrated loudness (LUFS) and true peak (dBFS) of `path`'s audio.
+    static func loudness(_ path: String) throws -> (integrated: Double, truePeak: Double) {
+        let run = try Command.run(
+            "ffmpeg", ["-hide_banner", "-i", path, "-map", "0:a:0", "-af", "ebur128=peak=true", "-f", "null", "-"])
+        let summary = try #require(run.stderr.components(separatedBy: "Summary:").last)
+        func value(_ label: String) throws -> Double {
+            let line = try #require(summary.split(separator: "\n").first { $0.contains(label) })
+            return try #require(line.split(separator: " ").compactMap { Double($0) }.first)
+        }
+        return (try value("I:"), try value("Peak:"))
+    }
+
+    @Test func normalisesLoudnessInTwoPasses() throws {
+        let scratch = try Scratch("transcode")
+        let source = try Self.source()
+        let before = try Self.loudness(source)
+        let (result, output) = try Self.transcode(source, ["format": "m4a", "loudness": "-16"], in: scratch)
+        let after = try Self.loudness(output)
+        #expect(abs(after.integrated - -16) <= 1, "ffmpeg measured \(after.integrated) LUFS")
+        let report = try #require(result.loudness)
+        #expect(abs(report.input.integrated - before.integrated) <= 0.2)
+        #expect(abs((report.output?.integrated ?? 0) - after.integrated) <= 0.2)
+        #expect(abs(report.gain - (-16 - before.integrated)) <= 0.2)
+        #expect(result.warnings.isEmpty)
+        let capped = try Scratch("transcode")
+        let (limited, limitedOutput) = try Self.transcode(
+            source, ["format": "m4a", "loudness": "-5", "true_peak": "-9"], in: capped)
+        let peak = try Self.loudness(limitedOutput).truePeak
+        #expect(peak <= -9 + 0.5, "ffmpeg measured a true peak of \(peak) dBFS")
+        #expect(limited.warnings.contains { $0.hasPrefix("loudness: the input's true peak") })
+    }
+
     @Test func stopsWhenCancelled() throws {
         let scratch = try Scratch("transcode")
         let error = try #require(throws: MediaError.self) {

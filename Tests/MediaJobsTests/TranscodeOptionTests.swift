@@ -43,6 +43,11 @@ import Testing
         (["video_codec": "none", "audio_codec": "none"], "both none"),
         (["video_codec": "copy", "measure": "ssim"], "measure applies only"),
         (["rotation": "auto"], "unknown option"),
+        (["loudness": "-80"], "expected an integer from -70 to -5"),
+        (["loudness": "0"], "expected an integer from -70 to -5"),
+        (["true_peak": "-2"], "give loudness too"),
+        (["loudness": "-16", "true_peak": "1"], "expected an integer from -9 to 0"),
+        (["loudness": "-16", "audio_codec": "copy"], "loudness applies only when audio is encoded"),
     ]
 
     @Test(arguments: refused)

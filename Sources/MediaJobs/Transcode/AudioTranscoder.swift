@@ -11,7 +11,7 @@ final class AudioTranscoder: TrackPipeline {
 
     init(
         stream: UnsafeMutablePointer<AVStream>, input: InputFile, options: TranscodeJob.Options, window: TimeWindow,
-        output: OutputFile
+        gain: Double?, output: OutputFile
     ) throws {
         inputIndex = Int(stream.pointee.index)
         let decoder = try Decoder(stream: stream, of: input)
@@ -38,7 +38,7 @@ final class AudioTranscoder: TrackPipeline {
         }
         let sampleFormatName = String(cString: av_get_sample_fmt_name(target.sampleFormat))
         let filters =
-            window.filters(prefix: "a") + [
+            window.filters(prefix: "a") + (gain.map { [String(format: "volume=%.4fdB", $0)] } ?? []) + [
                 "aresample=\(target.sampleRate)",
                 "aformat=sample_fmts=\(sampleFormatName):channel_layouts=\(target.channelLayoutName)",
             ]

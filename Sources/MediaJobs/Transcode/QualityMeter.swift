@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import MediaCore
 
@@ -12,8 +13,8 @@ struct QualityMeter {
 
     /// The mean of the per-frame scores: SSIM's `All`, or PSNR's `psnr_avg` (the three planes together).
     func score(output: String, source: String, _ context: JobContext) throws -> TranscodeResult.Quality {
-        let encoded = try DecodedVideo(path: output)
-        let original = try DecodedVideo(path: source)
+        let encoded = try DecodedTrack(path: output, type: AVMEDIA_TYPE_VIDEO)
+        let original = try DecodedTrack(path: source, type: AVMEDIA_TYPE_VIDEO)
         let chain = VideoTranscoder.filters(options: options, window: window, rotation: rotation)
         let pixelFormat = options.effectivePixelFormat.rawValue
         let graph = try FilterGraph(
@@ -38,7 +39,7 @@ struct QualityMeter {
             }
         }
         /// Pushes the next frame of `video` into `source`, or ends it; false once it has ended.
-        func feed(_ video: DecodedVideo, through frame: Frame, to source: String) throws -> Bool {
+        func feed(_ video: DecodedTrack, through frame: Frame, to source: String) throws -> Bool {
             if try video.next(into: frame) {
                 try graph.push(frame, to: source)
                 return true

@@ -79,6 +79,11 @@ extension TranscodeJob.Options: JobOptionSet {
         .choice(
             "measure", of: TranscodeJob.QualityMeasure.self, default: TranscodeJob.QualityMeasure.none,
             help: "Score the output's video against the source: ssim or psnr."),
+        OptionDescription(
+            "loudness", .integer,
+            help: "Normalise the audio to this EBU R128 integrated loudness, -70 to -5 LUFS (two passes)."),
+        OptionDescription(
+            "true_peak", .integer, help: "The true-peak ceiling of loudness normalisation, -9 to 0 dBTP (default -1)."),
     ]
 }
 

@@ -31,6 +31,7 @@ public struct TranscodeJob: Sendable {
         let destination = try OutputFile(path: output, muxer: options.format.muxerName)
         var pipelines: [TrackPipeline] = []
         var warnings = streams.warnings
+        var normalisation: Normalisation?
         if let video = streams.video {
             if options.videoCodec == .copy {
                 pipelines.append(
@@ -53,8 +54,15 @@ public struct TranscodeJob: Sendable {
                 pipelines.append(
                     try StreamCopy(stream: audio, format: options.format, origin: origin, output: destination))
             } else {
+                normalisation = try options.loudness.map { target in
+                    try Normalisation(
+                        target: target, ceiling: options.truePeak ?? -1,
+                        input: LoudnessMeter.measure(input, after: window.filters(prefix: "a"), context))
+                }
+                warnings += normalisation?.warnings ?? []
                 let transcoder = try AudioTranscoder(
-                    stream: audio, input: source, options: options, window: window, output: destination)
+                    stream: audio, input: source, options: options, window: window, gain: normalisation?.gain,
+                    output: destination)
                 warnings += transcoder.warnings
                 pipelines.append(transcoder)
             }
@@ -90,9 +98,14 @@ public struct TranscodeJob: Sendable {
                     rotation: VideoRotation(stream: video, keep: options.rotate == .keep)
                 ).score(output: output, source: input, context)
         }
+        let loudness = try normalisation.map { normalisation in
+            TranscodeResult.Loudness(
+                target: Double(normalisation.target), gain: normalisation.gain, input: normalisation.input,
+                output: options.format == .mp3 ? nil : try LoudnessMeter.measure(output, after: [], context))
+        }
         return TranscodeResult(
             outputs: [output], warnings: warnings, muxer: options.format.muxerName, tracks: tracks,
-            speed: seconds > 0 ? (longest / seconds * 100).rounded() / 100 : 0, quality: quality)
+            speed: seconds > 0 ? (longest / seconds * 100).rounded() / 100 : 0, quality: quality, loudness: loudness)
     }
 
     /// Reads the input and hands each packet to its track until the input ends or every track has reached

@@ -26,6 +26,7 @@ extension TranscodeJob.Options {
             ("sample_rate", sampleRate, Self.sampleRates), ("channels", channels, Self.channelCounts),
             ("width", width, Self.dimensions), ("height", height, Self.dimensions), ("gop", gop, Self.gops),
             ("bframes", bframes, Self.bFrames), ("crf", crf, Self.anyCRF),
+            ("loudness", loudness, Self.loudnessTargets), ("true_peak", truePeak, Self.truePeaks),
         ]
         for (name, value, range) in checks {
             if let value, !range.contains(value) { throw invalid("\(name) \(value) is outside \(range)") }
@@ -125,7 +126,7 @@ extension TranscodeJob.Options {
         guard audio.reencodes else {
             let given = [
                 ("audio_bitrate", audioBitrate != nil), ("sample_rate", sampleRate != nil),
-                ("channels", channels != nil),
+                ("channels", channels != nil), ("loudness", loudness != nil),
             ]
             if let option = given.first(where: \.1) {
                 throw invalid("\(option.0) applies only when audio is encoded, not with audio_codec=\(audio)")

@@ -11,6 +11,10 @@ extension TranscodeJob {
         public static let dimensions = 16...16384
         public static let gops = 1...1000
         public static let bFrames = 0...16
+        /// Integrated loudness targets, LUFS.
+        public static let loudnessTargets = -70...(-5)
+        /// True-peak ceilings, dBTP.
+        public static let truePeaks = -9...0
         /// What `crf` parses before the codec's own range is checked.
         static let anyCRF = 0...63
 
@@ -48,6 +52,11 @@ extension TranscodeJob {
         public var start: Double?
         public var end: Double?
         public var measure: QualityMeasure
+        /// EBU R128 integrated loudness to normalise the audio to, in LUFS (two passes: measure, then a
+        /// linear gain).
+        public var loudness: Int?
+        /// The true-peak ceiling of the normalised audio, in dBTP; -1 when `loudness` is given without it.
+        public var truePeak: Int?
 
         public init(
             format: Format = .mp4, fragmented: Bool = false, videoCodec: VideoCodec? = nil, crf: Int? = nil,
@@ -55,7 +64,8 @@ extension TranscodeJob {
             profile: VideoProfile? = nil, level: String? = nil, gop: Int? = nil, bframes: Int? = nil,
             fps: FrameRate? = nil, width: Int? = nil, height: Int? = nil, pixelFormat: PixelFormat? = nil,
             rotate: Rotation = .auto, audioCodec: AudioCodec? = nil, audioBitrate: Int? = nil, sampleRate: Int? = nil,
-            channels: Int? = nil, start: Double? = nil, end: Double? = nil, measure: QualityMeasure = .none
+            channels: Int? = nil, start: Double? = nil, end: Double? = nil, measure: QualityMeasure = .none,
+            loudness: Int? = nil, truePeak: Int? = nil
         ) throws {
             self.format = format
             self.fragmented = fragmented
@@ -81,6 +91,12 @@ extension TranscodeJob {
             self.start = start
             self.end = end
             self.measure = measure
+            self.loudness = loudness
+            self.truePeak = truePeak ?? loudness.map { _ in -1 }
+            if truePeak != nil && loudness == nil {
+                throw MediaError(
+                    .invalidOption, "true_peak is the ceiling of loudness normalisation: give loudness too")
+            }
             if bufferSize != nil && maxBitrate == nil {
                 throw MediaError(.invalidOption, "buffer_size sizes the VBV of max_bitrate: give max_bitrate too")
             }
@@ -114,13 +130,15 @@ extension TranscodeJob {
             let start = try reader.seconds("start")
             let end = try reader.seconds("end")
             let measure = try reader.choice("measure", as: QualityMeasure.self) ?? .none
+            let loudness = try reader.integer("loudness", in: Self.loudnessTargets)
+            let truePeak = try reader.integer("true_peak", in: Self.truePeaks)
             try reader.finish()
             try self.init(
                 format: format, fragmented: fragmented, videoCodec: videoCodec, crf: crf, videoBitrate: videoBitrate,
                 maxBitrate: maxBitrate, bufferSize: bufferSize, preset: preset, profile: profile, level: level,
                 gop: gop, bframes: bframes, fps: fps, width: width, height: height, pixelFormat: pixelFormat,
                 rotate: rotate, audioCodec: audioCodec, audioBitrate: audioBitrate, sampleRate: sampleRate,
-                channels: channels, start: start, end: end, measure: measure)
+                channels: channels, start: start, end: end, measure: measure, loudness: loudness, truePeak: truePeak)
         }
 
         /// Decodes stored options through the same defaults and checks as `init(parsing:)`.
@@ -150,7 +168,9 @@ extension TranscodeJob {
                 channels: values.decodeIfPresent(Int.self, forKey: .channels),
                 start: values.decodeIfPresent(Double.self, forKey: .start),
                 end: values.decodeIfPresent(Double.self, forKey: .end),
-                measure: values.decodeIfPresent(QualityMeasure.self, forKey: .measure) ?? .none)
+                measure: values.decodeIfPresent(QualityMeasure.self, forKey: .measure) ?? .none,
+                loudness: values.decodeIfPresent(Int.self, forKey: .loudness),
+                truePeak: values.decodeIfPresent(Int.self, forKey: .truePeak))
         }
 
         /// The audio codec after the format's default.
@@ -175,7 +195,8 @@ extension TranscodeJob {
             case audioCodec = "audio_codec"
             case audioBitrate = "audio_bitrate"
             case sampleRate = "sample_rate"
-            case channels, start, end, measure
+            case channels, start, end, measure, loudness
+            case truePeak = "true_peak"
         }
     }
 }

@@ -45,6 +45,30 @@ public struct TranscodeResult: JobResult, Equatable {
         public var frames: Int
     }
 
+    /// What `loudness` did: the input and output measured by EBU R128, and the gain applied between.
+    public struct Loudness: Codable, Sendable, Equatable {
+        /// Integrated loudness (LUFS), loudness range (LU) and the highest true peak (dBTP).
+        public struct Measurement: Codable, Sendable, Equatable {
+            public var integrated: Double
+            public var range: Double
+            public var truePeak: Double
+
+            enum CodingKeys: String, CodingKey {
+                case integrated, range
+                case truePeak = "true_peak"
+            }
+        }
+
+        /// The integrated loudness asked for, in LUFS.
+        public var target: Double
+        /// The gain applied, in dB: the target less the input's loudness, lowered when the input's true
+        /// peak would otherwise pass the `true_peak` ceiling.
+        public var gain: Double
+        public var input: Measurement
+        /// The output measured again; nil for MP3, which mediad does not read back.
+        public var output: Measurement?
+    }
+
     public var outputs: [String]
     public var warnings: [String]
     /// The libav muxer that wrote the file, e.g. `mp4`.
@@ -54,8 +78,10 @@ public struct TranscodeResult: JobResult, Equatable {
     public var speed: Double
     /// Present when `measure` asked for it.
     public var quality: Quality?
+    /// Present when `loudness` asked for normalisation.
+    public var loudness: Loudness?
 
     enum CodingKeys: String, CodingKey {
-        case outputs, warnings, muxer, tracks, speed, quality
+        case outputs, warnings, muxer, tracks, speed, quality, loudness
     }
 }

@@ -51,6 +51,8 @@ struct TranscodeCommand: ParsableCommand {
     @Option(help: .option(Options.description(of: "start"))) var start: String?
     @Option(help: .option(Options.description(of: "end"))) var end: String?
     @Option(help: .option(Options.description(of: "measure"))) var measure: String?
+    @Option(parsing: .unconditional, help: .option(Options.description(of: "loudness"))) var loudness: String?
+    @Option(parsing: .unconditional, help: .option(Options.description(of: "true_peak"))) var truePeak: String?
 
     func run() throws {
         var values = OptionValues()
@@ -70,6 +72,7 @@ struct TranscodeCommand: ParsableCommand {
             ("bframes", bframes), ("fps", fps), ("width", width), ("height", height), ("pixel_format", pixelFormat),
             ("rotate", rotate), ("audio_codec", audioCodec), ("audio_bitrate", audioBitrate),
             ("sample_rate", sampleRate), ("channels", channels), ("start", start), ("end", end), ("measure", measure),
+            ("loudness", loudness), ("true_peak", truePeak),
         ]
         for (key, value) in named { values.add(key, value) }
         try JobRunner.run(TranscodeJob.self, options: values, inputs: ["file": input], to: destination)

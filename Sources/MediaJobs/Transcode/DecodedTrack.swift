@@ -1,29 +1,36 @@
 import CFFmpeg
 import MediaCore
 
-/// The frames of a file's first video track, decoded one at a time, for comparing two files.
-final class DecodedVideo {
+/// The frames of a file's first video (not cover art) or audio track, decoded one at a time, for measuring
+/// a file or comparing two.
+final class DecodedTrack {
     let input: InputFile
     let stream: UnsafeMutablePointer<AVStream>
     private let decoder: Decoder
     private let packet = Packet()
     private var drained = false
 
-    init(path: String) throws {
+    init(path: String, type: AVMediaType) throws {
         input = try InputFile(path: path, accepting: InputContainer.allCases, policy: .transcoding)
         try input.findStreamInfo()
         guard
-            let video = input.streams.first(where: {
-                $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+            let found = input.streams.first(where: {
+                $0.pointee.codecpar.pointee.codec_type == type
                     && $0.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
             })
-        else { throw MediaError(.missingStream, "\(path) has no video track to compare") }
-        stream = video
-        decoder = try Decoder(stream: video, of: input, threads: 0)
+        else {
+            let kind = type == AVMEDIA_TYPE_VIDEO ? "video" : "audio"
+            throw MediaError(.missingStream, "\(path) has no \(kind) track to measure")
+        }
+        stream = found
+        decoder = try Decoder(stream: found, of: input, threads: type == AVMEDIA_TYPE_VIDEO ? 0 : 1)
     }
 
     /// The graph source that takes these frames, under `name`.
     func source(named name: String) -> FilterGraph.Source {
+        guard stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
+            return .audio(name: name, format: decoder.outputFormat, timeBase: stream.pointee.time_base)
+        }
         let context = decoder.context.pointee
         return .video(
             name: name, width: Int(context.width), height: Int(context.height), pixelFormat: context.pix_fmt,
