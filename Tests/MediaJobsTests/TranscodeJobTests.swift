@@ -77,6 +77,20 @@ import Testing
         #expect(result.speed > 0)
     }
 
+    /// Progress follows the output's timestamps from 0 to 1, and audio and video start together.
+    @Test func reportsProgressByOutputTimeAndKeepsAudioWithVideo() throws {
+        let scratch = try Scratch("transcode")
+        let log = ProgressLog()
+        let (_, output) = try Self.transcode(
+            try Self.source(), ["preset": "ultrafast"], in: scratch, context: JobContext(reportProgress: log.add))
+        let values = log.values
+        #expect(values.last == 1)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(values.contains { $0 > 0.3 && $0 < 0.7 })
+        let starts = try Oracle.streams(output).compactMap { ($0["start_time"] as? String).flatMap(Double.init) }
+        #expect(starts.count == 2 && abs(starts[0] - starts[1]) < 1.0 / 30)
+    }
+
     @Test func meetsTheAskedVideoBitRate() throws {
         let scratch = try Scratch("transcode")
         let (result, output) = try Self.transcode(
