@@ -64,6 +64,19 @@ def timed(command, **kwargs):
     return time.perf_counter() - start
 
 
+def timed_peak(command):
+    """Wall time (seconds) and peak resident memory (KiB, from the kernel's rusage of that child) of one run."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    error = process.stderr.read().decode()
+    process.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise CaseFailure(f"{' '.join(command)} exited {os.waitstatus_to_exitcode(status)}: {error.strip()[-600:]}")
+    return elapsed, usage.ru_maxrss
+
+
 def median_time(action, runs, warmup=1):
     """Median wall time of `action` (a function returning seconds) after `warmup` untimed runs.
 
@@ -274,6 +287,11 @@ class Media:
             self.big = self.repeated("big.mp4", base, 3 * MB)
             self.upload = self.repeated("upload.mp4", base, 8 * MB)
             pcm_seconds = 5
+            self.video = self.make("video-2s.mp4", [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i",
+                "sine=frequency=440:sample_rate=48000", "-t", "2", "-c:v", "libx264", "-preset", "ultrafast",
+                "-c:a", "aac", "-b:a", "192k"])
+            self.video_label = "2 s 320x240"
         else:
             base = self.clip("base.mp4", 2, "1280x720", 36)
             self.small = self.clip("small.mp4", 2, "640x360", 40)
@@ -281,6 +299,11 @@ class Media:
             self.big = self.repeated("1GB.mp4", self.mid, 1000 * MB)
             self.upload = self.repeated("2GB.mp4", self.big, 2000 * MB)
             pcm_seconds = 600
+            self.video = self.make("video-1080p-60s.mp4", [
+                "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-f", "lavfi", "-i",
+                "sine=frequency=440:sample_rate=48000", "-t", "60", "-c:v", "libx264", "-preset", "ultrafast",
+                "-crf", "18", "-c:a", "aac", "-b:a", "192k", "-movflags", "+faststart"])
+            self.video_label = "1080p 60 s"
         self.pcm = self.make(f"pcm-{pcm_seconds}s.wav", [
             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
             "-f", "lavfi", "-i", "anoisesrc=sample_rate=44100:amplitude=0.2",
@@ -628,6 +651,31 @@ class Bench:
 
         self.case(name, measure)
 
+    def transcode(self):
+        """Case 7: H.264 veryfast CRF 23 + AAC 128k, mediad vs the ffmpeg CLI with the same settings: time
+        and peak RSS of each process."""
+        source = self.media.video
+        name = f"transcode {self.media.video_label} → h264 veryfast crf 23 + aac 128k"
+        out = os.path.join(self.scratch, "transcode.mp4")
+        mediad = [self.mediad, "transcode", source, "-o", out, "--video-codec", "h264", "--preset", "veryfast",
+                  "--crf", "23", "--audio-codec", "aac", "--audio-bitrate", "128k"]
+        ffmpeg = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", source, "-c:v", "libx264", "-preset", "veryfast",
+                  "-crf", "23", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", out]
+
+        def measure():
+            runs = {"mediad": [], "ffmpeg": []}
+            for _ in range(self.runs + 1):  # the first of each is the warm-up
+                for who, command in (("mediad", mediad), ("ffmpeg", ffmpeg)):
+                    runs[who].append(timed_peak(command))
+            mediad_time, ffmpeg_time = (statistics.median(t for t, _ in runs[w][1:]) for w in ("mediad", "ffmpeg"))
+            mediad_peak, ffmpeg_peak = (max(m for _, m in runs[w][1:]) for w in ("mediad", "ffmpeg"))
+            self.report.add(name, seconds(mediad_time), f"ffmpeg {seconds(ffmpeg_time)}",
+                            ratio(mediad_time / ffmpeg_time), at_most(mediad_time / ffmpeg_time, 1.05))
+            self.report.add(f"{name}, peak RSS", f"{mediad_peak / 1024:.0f} MiB",
+                            f"ffmpeg {ffmpeg_peak / 1024:.0f} MiB", ratio(mediad_peak / ffmpeg_peak),
+                            ("≤ ffmpeg + 64 MiB", mediad_peak <= ffmpeg_peak + 64 * 1024))
+
+        self.case(name, measure)
 
 # ---------------------------------------------------------------------------------------------- main
 
@@ -656,7 +704,7 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="tiny inputs, one run each, no targets")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per measurement (after one warm-up)")
     parser.add_argument("--note", default="", help="a line for the results file (e.g. what else ran)")
-    parser.add_argument("--cases", default="remux,package,encode,upload,end_to_end,small_jobs,status_api",
+    parser.add_argument("--cases", default="remux,package,encode,upload,end_to_end,small_jobs,status_api,transcode",
                         help="comma-separated subset of the cases")
     arguments = parser.parse_args()
     global NGINX

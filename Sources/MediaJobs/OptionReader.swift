@@ -20,6 +20,10 @@ public struct OptionReader {
         return value
     }
 
+    /// Reads `key` as it was written, or nil when absent; the caller checks it (e.g. a codec level,
+    /// whose allowed values depend on another option).
+    public mutating func string(_ key: String) -> String? { take(key) }
+
     /// Reads `key` as an integer in `range`, or nil when absent.
     public mutating func integer(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let raw = take(key) else { return nil }

@@ -6,11 +6,11 @@ import Testing
 /// The catalog against the kinds it lists: names, option descriptions, validation on decode, outputs.
 @Suite struct JobCatalogTests {
     @Test func listsEveryKindOnceByName() {
-        #expect(JobCatalog.names == ["encode", "decode", "mux", "demux", "remux", "package"])
+        #expect(JobCatalog.names == ["encode", "decode", "mux", "demux", "remux", "transcode", "package"])
         for kind in JobCatalog.kinds {
             #expect(JobKind(rawValue: kind.rawValue) == kind)
         }
-        #expect(JobKind(rawValue: "transcode") == nil)
+        #expect(JobKind(rawValue: "sharpen") == nil)
     }
 
     /// The descriptions name exactly the keys the parser reads: the parser's refusal of an unknown key

@@ -116,7 +116,7 @@ import Testing
     @Test func refusesWithStableCodes() throws {
         let server = try ServerProcess()
         let input = try Fixtures.h264AacMP4()
-        let unknownKind = try Curl.run(server.url("/jobs/transcode"), ["-T", input])
+        let unknownKind = try Curl.run(server.url("/jobs/sharpen"), ["-T", input])
         #expect(unknownKind.status == 404)
         #expect(unknownKind.errorCode == "not_found")
         let method = try Curl.run(server.url("/healthz"), ["-X", "POST"])

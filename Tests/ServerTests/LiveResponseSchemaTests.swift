@@ -188,7 +188,7 @@ import Testing
         let missing = "/jobs/AAAAAAAAAAAAAAAAAAAAAA"
 
         try record.send("unauthorized", "GET", "/jobs", "/jobs", expect: 401)
-        try record.send("unknown kind", "POST", "/jobs/{kind}", "/jobs/transcode", auth + ["-T", mp4], expect: 404)
+        try record.send("unknown kind", "POST", "/jobs/{kind}", "/jobs/sharpen", auth + ["-T", mp4], expect: 404)
         try record.send("bad option", "PUT", "/jobs/{kind}", "/jobs/remux?format=avi", auth + ["-T", mp4], expect: 400)
         try record.send("bad wait", "GET", "/jobs/{id}", "/jobs/\(id)?wait=soon", auth, expect: 400)
         try record.send("bad cursor", "GET", "/jobs", "/jobs?cursor=garbage", auth, expect: 400)

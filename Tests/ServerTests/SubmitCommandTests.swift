@@ -136,7 +136,7 @@ import Testing
         nobody.stop(SIGKILL)
         let down = try submit(["decode", small, "--server", nobody.baseURL])
         #expect(down.stderr.hasPrefix("error: connection_failed: "))
-        #expect(try submit(["transcode", small]).stderr.hasPrefix("error: invalid_option: no job kind"))
+        #expect(try submit(["sharpen", small]).stderr.hasPrefix("error: invalid_option: no job kind"))
     }
 
     @Test func verifiesHTTPSServers() throws {

@@ -51,7 +51,7 @@ import Testing
             let refused = try Curl.run(server.url(bad), ["-T", input, "--path-as-is"])
             #expect(refused.status == 400 || refused.status == 404, "\(bad)")
         }
-        #expect(try Curl.run(server.url("/jobs/transcode/talk.mp4"), ["-T", input]).status == 404)
+        #expect(try Curl.run(server.url("/jobs/sharpen/talk.mp4"), ["-T", input]).status == 404)
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs").count == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads").isEmpty)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MediaCore
+import MediaJobs
 import Testing
 
 @testable import MediadRuntime
@@ -35,5 +36,9 @@ struct WorkerClassificationTests {
         #expect(settings.timeout(inputBytes: 0) == 60)
         #expect(settings.timeout(inputBytes: 1_600_000) == 160)
         #expect(settings.timeout(inputBytes: 1 << 40) == 600)
+        // A transcode encodes: ten times the size-based part, within the same ceiling.
+        #expect(JobKind.transcode.timeScale == 10 && JobKind.remux.timeScale == 1)
+        #expect(settings.timeout(inputBytes: 160_000, scale: JobKind.transcode.timeScale) == 160)
+        #expect(settings.timeout(inputBytes: 1_600_000, scale: JobKind.transcode.timeScale) == 600)
     }
 }

@@ -19,7 +19,7 @@ import Testing
     /// Help is wrapped at 80 columns when not on a terminal: an example line must never be broken in
     /// the middle of a command (a wrapped line would start in column 0).
     @Test func helpExamplesAreNeverWrapped() throws {
-        for command in ["probe", "remux", "demux", "mux", "encode", "decode", "submit", "serve"] {
+        for command in ["probe", "remux", "demux", "mux", "encode", "decode", "transcode", "submit", "serve"] {
             let help = try mediad(command, "--help").text
             guard let examples = help.range(of: "Example"), let usage = help.range(of: "USAGE:") else {
                 Issue.record("\(command) --help has no examples")
@@ -35,7 +35,7 @@ import Testing
     /// Each option's help names its default once (argument-parser adds `(default: …)` to options that
     /// have one, so the text must not say it again).
     @Test func optionHelpStatesEachDefaultOnce() throws {
-        for command in ["submit", "remux", "encode", "serve"] {
+        for command in ["submit", "remux", "encode", "transcode", "serve"] {
             let help = try mediad(command, "--help").text
             guard let options = help.range(of: "OPTIONS:") else { continue }
             var blocks: [String] = []

@@ -5,7 +5,8 @@ import MediaCore
 public enum JobCatalog {
     /// In the order help texts and error messages list them.
     public static let kinds: [JobKind] = [
-        EncodeJob.kind, DecodeJob.kind, MuxJob.kind, DemuxJob.kind, RemuxJob.kind, PackageJob.kind,
+        EncodeJob.kind, DecodeJob.kind, MuxJob.kind, DemuxJob.kind, RemuxJob.kind, TranscodeJob.kind,
+        PackageJob.kind,
     ]
 
     /// The kinds' names, in catalog order.

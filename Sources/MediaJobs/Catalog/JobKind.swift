@@ -25,6 +25,9 @@ public struct JobKind: Sendable, Hashable, CaseIterable, RawRepresentable, Custo
     /// The upload parts the kind takes.
     public var inputs: [JobInputPart] { job.inputs }
 
+    /// The factor the kind's time limits are scaled by (`MediaJob.timeScale`).
+    public var timeScale: Double { job.timeScale }
+
     /// Every option the kind takes.
     public var optionDescriptions: [OptionDescription] { job.optionDescriptions }
 

@@ -16,6 +16,9 @@ public protocol MediaJob: Sendable {
     static var name: String { get }
     /// The upload parts the kind takes, and what each may hold.
     static var inputs: [JobInputPart] { get }
+    /// How much longer than a remux of an input of the same size the kind may run: its time limits
+    /// (wall clock and CPU) are scaled by it. 1 for the kinds that copy or code audio only.
+    static var timeScale: Double { get }
     /// The primary output's file name for these options, e.g. `output.mkv`.
     static func primaryOutput(for options: Options) -> String
     /// Runs the job on the calling thread: reads the parts given in `inputs`, writes the primary output to
@@ -28,6 +31,8 @@ public protocol MediaJob: Sendable {
 extension MediaJob {
     /// The kind as a value.
     public static var kind: JobKind { JobKind(Self.self) }
+
+    public static var timeScale: Double { 1 }
 
     static var optionDescriptions: [OptionDescription] { Options.descriptions }
 

@@ -31,12 +31,13 @@ public struct IsolationSettings: Sendable {
     package static let assumedBytesPerSecond = 16_000.0
 
     /// How long a job with `inputBytes` of input may run: the floor plus the duration estimated from the
-    /// size (jobs run far faster than real time, so this is generous), at most the ceiling.
+    /// size (jobs run far faster than real time, so this is generous) times the kind's `scale` (10 for
+    /// transcode, which encodes video), at most the ceiling.
     ///
     /// The duration is estimated from the size rather than probed so that the server never opens an
     /// untrusted input itself: that is the worker's job, under its limits.
-    package func timeout(inputBytes: Int64) -> TimeInterval {
-        let estimate = Double(max(0, inputBytes)) / Self.assumedBytesPerSecond
+    package func timeout(inputBytes: Int64, scale: Double = 1) -> TimeInterval {
+        let estimate = Double(max(0, inputBytes)) / Self.assumedBytesPerSecond * scale
         return min(timeoutCeiling, timeoutFloor + estimate)
     }
 

@@ -20,7 +20,8 @@ package struct WorkerSupervisor {
         let log = JobLog(path: logPath)
         // The worker appends libav's lines to the log while it runs; this process keeps out of the file.
         defer { log.close() }
-        let timeout = settings.timeout(inputBytes: record.inputs.reduce(0) { $0 + $1.size })
+        let timeout = settings.timeout(
+            inputBytes: record.inputs.reduce(0) { $0 + $1.size }, scale: record.kind.timeScale)
         let limits = WorkerLimits(
             memory: settings.jobMemory, maxOutput: settings.maxOutput, cpuSeconds: settings.cpuSeconds(timeout: timeout)
         )

@@ -10,6 +10,8 @@ package enum OutputContentType {
         if let format = ContainerFormat(fileExtension: ext), ext == format.fileExtension { return format.contentType }
         switch ext {
         case "aac": return "audio/aac"
+        case "mp3": return "audio/mpeg"
+        case "webm": return "video/webm"
         case "wav": return "audio/wav"
         case "h264": return "video/h264"
         case "h265": return "video/h265"

@@ -1,0 +1,92 @@
+import MediaCore
+
+extension TranscodeJob: MediaJob {
+    public static let name = "transcode"
+
+    public static let inputs = [
+        JobInputPart(
+            "file", accepting: acceptedInputs, policy: .transcoding,
+            summary: "an MP4-family, Matroska/WebM, MPEG-TS, FLV, ASF, WAV, ADTS or H.264/H.265 Annex-B file")
+    ]
+
+    /// Encoding is far slower than copying: a transcode gets ten times the time (and CPU time) the size of
+    /// its input gives a remux.
+    public static let timeScale = 10.0
+
+    public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }
+
+    public static func run(
+        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
+    ) throws -> TranscodeResult {
+        try TranscodeJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
+    }
+}
+
+extension TranscodeJob.Options: JobOptionSet {
+    public static let descriptions: [OptionDescription] = [
+        .choice(
+            "format", of: TranscodeJob.Format.self, default: .mp4,
+            help: "The container to write (mp4 and mov with faststart)."),
+        OptionDescription(
+            "fragmented", .boolean, default: "false", help: "Write fragmented MP4: moof/mdat pairs (mp4, mov, m4a)."),
+        .choice(
+            "video_codec", of: TranscodeJob.VideoCodec.self,
+            help:
+                "Video codec: h264 (libx264), hevc (libx265), av1 (SVT-AV1), vp9 (libvpx), copy or none (default h264; vp9 for webm; none for audio formats)."
+        ),
+        OptionDescription(
+            "crf", .integer,
+            help: "Constant quality, lower is better: 0-51 for h264/hevc, 0-63 for av1/vp9 (default 23, 28, 35, 31)."),
+        OptionDescription(
+            "video_bitrate", .bitRate, help: "Average video bit rate instead of crf, 16k to 200M, e.g. 2M."),
+        OptionDescription(
+            "max_bitrate", .bitRate, help: "VBV peak bit rate for h264/hevc, at least video_bitrate."),
+        OptionDescription(
+            "buffer_size", .bitRate, help: "VBV buffer in bits for h264/hevc (default twice max_bitrate)."),
+        .choice(
+            "preset", of: TranscodeJob.Preset.self,
+            help: "Speed against size, x264's names (mapped for av1 and vp9; default the encoder's: medium)."),
+        .choice(
+            "profile", of: TranscodeJob.VideoProfile.self,
+            help: "baseline, main or high for h264; main or main10 for hevc."),
+        OptionDescription(
+            "level", .choice, allowed: TranscodeJob.VideoCodec.h264.levels, help: "The h264 or hevc level, e.g. 4.1."),
+        OptionDescription(
+            "gop", .integer, help: "A keyframe exactly every this many frames (1-1000), with no scene-cut keyframes."),
+        OptionDescription("bframes", .integer, help: "Most consecutive B-frames for h264/hevc, 0-16."),
+        OptionDescription(
+            "fps", .frameRate, help: "A constant output frame rate, e.g. 30 or 30000/1001 (default the input's timing)."
+        ),
+        OptionDescription("width", .integer, help: "Output width, even, 16-16384; alone it keeps the aspect ratio."),
+        OptionDescription("height", .integer, help: "Output height, even, 16-16384; alone it keeps the aspect ratio."),
+        .choice(
+            "pixel_format", of: TranscodeJob.PixelFormat.self,
+            help: "Pixel format of the encoded video (default yuv420p; yuv420p10le for main10)."),
+        .choice(
+            "rotate", of: TranscodeJob.Rotation.self, default: .auto,
+            help: "auto turns rotated video upright; keep leaves it as coded with the rotation as metadata."),
+        .choice(
+            "audio_codec", of: TranscodeJob.AudioCodec.self,
+            help:
+                "Audio codec: aac, opus (libopus), mp3 (LAME), copy or none (default aac; opus for webm; mp3 for mp3)."),
+        OptionDescription("audio_bitrate", .bitRate, help: "Audio bit rate, 8k to 512k (default 128k; 96k for opus)."),
+        OptionDescription(
+            "sample_rate", .integer, help: "Output sample rate in Hz, one the codec takes (default the input's)."),
+        OptionDescription("channels", .integer, help: "Output channels, 1-8, mixed down or up (default the input's)."),
+        OptionDescription(
+            "start", .seconds, help: "Start this many seconds into the input, exactly (re-encoded tracks)."),
+        OptionDescription("end", .seconds, help: "End this many seconds into the input, exactly (re-encoded tracks)."),
+        .choice(
+            "measure", of: TranscodeJob.QualityMeasure.self, default: TranscodeJob.QualityMeasure.none,
+            help: "Score the output's video against the source: ssim or psnr."),
+        OptionDescription(
+            "loudness", .integer,
+            help: "Normalise the audio to this EBU R128 integrated loudness, -70 to -5 LUFS (two passes)."),
+        OptionDescription(
+            "true_peak", .integer, help: "The true-peak ceiling of loudness normalisation, -9 to 0 dBTP (default -1)."),
+    ]
+}
+
+extension JobKind {
+    public static let transcode = TranscodeJob.kind
+}
