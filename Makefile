@@ -29,9 +29,11 @@ SCHEMATHESIS_VERSION := 4.32.5
 ## standardwebhooks (the reference library of standardwebhooks.com) verifies deliveries in StandardWebhookTests.
 STANDARDWEBHOOKS_VERSION := 1.1.0
 SELENIUM_VERSION := 4.51.0
+## tuspy (tus's Python client) uploads to /uploads in ResumableUploadTests and TusProtocolTests.
+TUSPY_VERSION := 1.1.0
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml httplint==$(HTTPLINT_VERSION) \
 	schemathesis==$(SCHEMATHESIS_VERSION) standardwebhooks==$(STANDARDWEBHOOKS_VERSION) \
-	selenium==$(SELENIUM_VERSION)
+	selenium==$(SELENIUM_VERSION) tuspy==$(TUSPY_VERSION)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -74,7 +76,8 @@ test-deps: deps
 		assert m.version("schemathesis") == "$(SCHEMATHESIS_VERSION)"; \
 		assert m.version("httplint") == "$(HTTPLINT_VERSION)"; \
 		assert m.version("standardwebhooks") == "$(STANDARDWEBHOOKS_VERSION)"; \
-		assert m.version("selenium") == "$(SELENIUM_VERSION)"' 2>/dev/null || { \
+		assert m.version("selenium") == "$(SELENIUM_VERSION)"; \
+		assert m.version("tuspy") == "$(TUSPY_VERSION)"' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
 			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \

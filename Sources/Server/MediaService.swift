@@ -44,6 +44,13 @@ final class MediaService: Responder {
 
     private func route(_ request: Request) async -> Response {
         let match = router.match(request.method, path: request.path)
+        guard case .found(let route, _) = match, route.isTus else { return await answer(request, match) }
+        var response = await answer(request, match)
+        TusProtocol.decorate(&response)
+        return response
+    }
+
+    private func answer(_ request: Request, _ match: Router<ServiceRoute>.Match) async -> Response {
         if case .found(let route, _) = match { request.route = route.route.pattern }
         let isPublic = if case .found(let route, _) = match { route.isPublic } else { false }
         if let tokens = configuration.accessTokens, !isPublic {
@@ -108,6 +115,11 @@ final class MediaService: Responder {
         case .readiness: try await readiness()
         case .openAPI: try await openAPI()
         case .metrics: await metrics()
+        case .uploadOptions: uploadOptions()
+        case .createUpload: try await createUpload(request)
+        case .showUpload: try await showUpload(request)
+        case .patchUpload: try await patchUpload(request)
+        case .deleteUpload: try await deleteUpload(request)
         }
     }
 

@@ -34,26 +34,12 @@ extension MediaService {
         values["filename"] = nil
         var callback = values.removeValue(forKey: "callback_url")
         if let callback { _ = try configuration.webhooks.check(callback) }
-        let multipart = try MultipartBoundary(request.head.headers)
+        var received = try await claimUploads(kind, &values, request)
+        let multipart = received.isEmpty ? try MultipartBoundary(request.head.headers) : nil
         if multipart == nil { _ = try options(kind, values) }
 
-        var received: [String: UploadReceiver.Part] = [:]
-        if let boundary = multipart?.boundary {
-            let form = try await uploads.receiveMultipart(
-                request.body, boundary: boundary, fileParts: kind.inputs.map(\.name))
-            received = form.files
-            for (key, value) in form.fields {
-                guard values[key] == nil else {
-                    await discard(received)
-                    throw ServiceError(
-                        .badRequest, "invalid_option", "option \(key) is given both in the query and the form")
-                }
-                values[key] = value
-            }
-            if let field = values.removeValue(forKey: "callback_url") { callback = field }
-        } else {
-            let file = try await uploads.receiveRaw(request.body)
-            received[try await rawPartName(kind, file)] = UploadReceiver.Part(file: file, filename: nil)
+        if received.isEmpty {
+            received = try await receiveBody(request, kind, multipart: multipart, values: &values, callback: &callback)
         }
         do {
             let options = try options(kind, values)
@@ -81,6 +67,7 @@ extension MediaService {
                 sourceName: requestedName
                     ?? received.values.compactMap({ $0.filename.flatMap(SourceName.clean) }).first,
                 owner: request.caller?.name, callbackURL: callback)
+            await release(received)
             if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
             await jobs.enqueue(record)
             return try await answer(record.id, wait: wait, created: true)
@@ -90,8 +77,32 @@ extension MediaService {
         }
     }
 
+    /// The inputs sent in the body: multipart file parts (whose fields join `values`, `callback_url` among
+    /// them) or one raw file.
+    private func receiveBody(
+        _ request: Request, _ kind: JobKind, multipart: MultipartBoundary?, values: inout [String: String],
+        callback: inout String?
+    ) async throws -> [String: UploadReceiver.Part] {
+        guard let boundary = multipart?.boundary else {
+            let file = try await uploads.receiveRaw(request.body)
+            return [try await rawPartName(kind, file): UploadReceiver.Part(file: file, filename: nil)]
+        }
+        let form = try await uploads.receiveMultipart(
+            request.body, boundary: boundary, fileParts: kind.inputs.map(\.name))
+        for (key, value) in form.fields {
+            guard values[key] == nil else {
+                await discard(form.files)
+                throw ServiceError(
+                    .badRequest, "invalid_option", "option \(key) is given both in the query and the form")
+            }
+            values[key] = value
+        }
+        if let field = values.removeValue(forKey: "callback_url") { callback = field }
+        return form.files
+    }
+
     /// The kind's options from string values; a bad one is a 400 with the engine's code.
-    private func options(_ kind: JobKind, _ values: [String: String]) throws -> JobOptions {
+    func options(_ kind: JobKind, _ values: [String: String]) throws -> JobOptions {
         do {
             return try kind.options(parsing: values)
         } catch let error as MediaError {
@@ -116,7 +127,7 @@ extension MediaService {
                 + "send both as multipart parts \(parts.map { "'\($0.name)'" }.joined(separator: " and "))")
     }
 
-    private func create(
+    func create(
         id: String, options: JobOptions, received: [String: UploadReceiver.Part], sourceName: String?,
         owner: String?, callbackURL: String?
     ) async throws -> JobRecord {
@@ -133,11 +144,23 @@ extension MediaService {
         return record
     }
 
+    /// Removes received files that will not become a job; tus uploads are only unlocked, to be used again.
     private func discard(_ received: [String: UploadReceiver.Part]) async {
-        for part in received.values { await threadPool.removeUpload(at: part.file.path) }
+        for part in received.values {
+            if let upload = part.resumable { upload.close() } else { await threadPool.removeUpload(at: part.file.path) }
+        }
     }
 
-    private func checkCapacity() async throws {
+    /// Removes the tus uploads whose bytes the job just stored took.
+    private func release(_ received: [String: UploadReceiver.Part]) async {
+        for case let upload? in received.values.map(\.resumable) {
+            let id = upload.upload.id
+            try? await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
+            upload.close()
+        }
+    }
+
+    func checkCapacity() async throws {
         switch await jobs.capacity() {
         case .available: return
         case .full(let retryAfter):

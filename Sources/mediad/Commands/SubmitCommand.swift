@@ -13,7 +13,11 @@ struct SubmitCommand: AsyncParsableCommand {
             directory (each checked against the SHA-256 the server lists, written under a hidden temporary \
             name and renamed when complete) and prints their paths. The file's name goes with it (PUT \
             /jobs/<kind>/<name>), and the primary output is saved under it with the output's extension \
-            (talk.mov → talk.mkv); the job's warnings go to stderr. The token comes from MEDIAD_TOKEN, the \
+            (talk.mov → talk.mkv); the job's warnings go to stderr. A file over --resumable-over goes up as a \
+            resumable tus upload (POST /uploads, then PATCH) that becomes the job with its last byte; after a \
+            cut connection, a timeout or a server restart the command asks the server how much it holds \
+            (HEAD) and sends the rest, up to 8 times, waiting 1, 2, 4 … seconds between tries. With \
+            --idempotency-key the file always goes in one request, which the key guards. The token comes from MEDIAD_TOKEN, the \
             server from --server or MEDIAD_SERVER. An https server's certificate is verified against the system's \
             certificate authorities and those in --ca-file (or MEDIAD_CA_FILE). On failure — the job's, or the server refusing the \
             request (401, 413, 415 …) — it prints `error: <code>: <message>` and exits with status 1.
@@ -49,6 +53,12 @@ struct SubmitCommand: AsyncParsableCommand {
 
     @Option(help: "Sent as Idempotency-Key, so a retried submit does not start the job twice.")
     var idempotencyKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Files larger than this go up as a resumable (tus) upload, taken up again after a cut connection: bytes, or with K, M, G (default 64M).",
+            valueName: "size"))
+    var resumableOver: ByteCount = ByteCount(argument: "64M")!
 
     func run() async throws {
         do {
@@ -96,7 +106,14 @@ struct SubmitCommand: AsyncParsableCommand {
         }
         let client = try JobClient(server: url, token: token, tls: tls)
 
-        var job = try await client.submit(kind: kind, file: file, options: pairs, idempotencyKey: idempotencyKey)
+        var job: JobClient.Job
+        if idempotencyKey == nil, try fileSize() > resumableOver.bytes {
+            job = try await client.submitResumable(kind: kind, file: file, options: pairs) { offset in
+                FileHandle.standardError.write(Data("resuming the upload at byte \(offset)\n".utf8))
+            }
+        } else {
+            job = try await client.submit(kind: kind, file: file, options: pairs, idempotencyKey: idempotencyKey)
+        }
         let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
         while !job.isFinished {
             bar.update(job.progress)
@@ -114,6 +131,14 @@ struct SubmitCommand: AsyncParsableCommand {
             let path = URL(fileURLWithPath: output).appendingPathComponent(localName(of: item.name)).path
             try await client.download(item, to: path)
             print(path)
+        }
+    }
+
+    private func fileSize() throws -> Int64 {
+        do {
+            return (try FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0
+        } catch {
+            throw JobClient.Failure(code: "io_error", message: "cannot read \(file): \(error.localizedDescription)")
         }
     }
 

@@ -41,6 +41,12 @@ struct ServeOptions: ParsableArguments {
     var retention: TimeInterval?
 
     @Option(
+        help:
+            "How long a resumable (tus) upload is kept after its last chunk: seconds, or with s, m, h, d (default 24h).",
+        transform: Setting.uploadExpiry.read)
+    var uploadExpiry: TimeInterval?
+
+    @Option(
         help: "How long a shutdown waits for running jobs: seconds, or with s, m, h (default 30s).",
         transform: Setting.shutdownGrace.read)
     var shutdownGrace: TimeInterval?
@@ -79,7 +85,8 @@ struct ServeOptions: ParsableArguments {
     var authTokens: String?
 
     @Option(
-        help: "The OpenAPI document served at /openapi.yaml (default: <prefix>/share/mediad/openapi.yaml beside an installed binary, else the source tree's).",
+        help:
+            "The OpenAPI document served at /openapi.yaml (default: <prefix>/share/mediad/openapi.yaml beside an installed binary, else the source tree's).",
         transform: Setting.openapi.read)
     var openapi: String?
 
