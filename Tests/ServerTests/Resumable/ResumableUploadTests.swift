@@ -233,3 +233,36 @@ import Testing
         #expect(Set(Self.inputHashes(mux.json)) == Set([try Self.sha256(adts), try Self.sha256(h264)]))
     }
 }
+
+/// One upload, two replicas of a shared store: half sent to one, the rest to the other, which takes it up
+/// from the offset the first stored.
+@Suite(.serialized) struct SharedStoreUploadTests {
+    @Test func anUploadStartedOnOneReplicaIsFinishedOnAnother() throws {
+        let scratch = try Scratch("tus-replicas")
+        let data = scratch.file("data")
+        let first = try SharedStoreTests.replica("a", data: data)
+        let second = try SharedStoreTests.replica("b", data: data)
+        let input = try Fixtures.h264AacMP4()
+        let metadata = Tuspy.metadata(["kind": "remux", "format": "mkv"])
+        let started = try Tuspy.run(
+            first,
+            """
+            uploader = client.TusClient(ENDPOINT).uploader("\(input)", chunk_size=32768, metadata=\(metadata))
+            uploader.upload(stop_at=65536)
+            result(path=uploader.url.split("/", 3)[3])
+            """)
+        let path = try #require(started["path"] as? String)
+        let finished = try Tuspy.run(
+            second,
+            """
+            uploader = client.TusClient(ENDPOINT).uploader("\(input)", url="\(second.baseURL)/\(path)", chunk_size=32768)
+            start = uploader.offset
+            uploader.upload()
+            result(start=start, job=uploader.request.response_headers.get("mediad-job"))
+            """)
+        #expect(finished["start"] as? Int == 65536)
+        let job = try ResumableUploadTests.finishedJob(first, try #require(finished["job"] as? String))
+        #expect(job["state"] as? String == "succeeded", "\(job)")
+        #expect(ResumableUploadTests.inputHashes(job) == [try ResumableUploadTests.sha256(input)])
+    }
+}
