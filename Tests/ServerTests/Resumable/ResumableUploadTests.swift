@@ -80,14 +80,7 @@ import Testing
         #expect(offset == half, "the server keeps the bytes of a cut chunk")
         #expect(server.stop() == 0)
         try server.launch()
-        let reply = try Tuspy.run(
-            server,
-            """
-            uploader = client.TusClient(ENDPOINT).uploader("\(input)", url="\(server.url(location))", chunk_size=65536)
-            start = uploader.offset
-            uploader.upload()
-            result(start=start, job=uploader.request.response_headers.get("mediad-job"))
-            """)
+        let reply = try Tuspy.resume(server, location, file: input)
         #expect(reply["start"] as? Int == half, "tuspy asked the restarted server for its offset")
         let job = try Self.finishedJob(server, try #require(reply["job"] as? String))
         #expect(job["state"] as? String == "succeeded", "\(job)")
@@ -252,14 +245,7 @@ import Testing
             result(path=uploader.url.split("/", 3)[3])
             """)
         let path = try #require(started["path"] as? String)
-        let finished = try Tuspy.run(
-            second,
-            """
-            uploader = client.TusClient(ENDPOINT).uploader("\(input)", url="\(second.baseURL)/\(path)", chunk_size=32768)
-            start = uploader.offset
-            uploader.upload()
-            result(start=start, job=uploader.request.response_headers.get("mediad-job"))
-            """)
+        let finished = try Tuspy.resume(second, "/" + path, file: input)
         #expect(finished["start"] as? Int == 65536)
         let job = try ResumableUploadTests.finishedJob(first, try #require(finished["job"] as? String))
         #expect(job["state"] as? String == "succeeded", "\(job)")

@@ -19,6 +19,20 @@ enum Tuspy {
         return (try JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any] ?? [:]
     }
 
+    /// Takes up the upload at `location` (a path on `server`) with tuspy, which asks the server for its offset
+    /// first, and sends the rest of `file`; returns the offset it started from (`start`) and the final
+    /// answer's `Mediad-Job` (`job`).
+    static func resume(_ server: ServerProcess, _ location: String, file: String) throws -> [String: Any] {
+        try run(
+            server,
+            """
+            uploader = client.TusClient(ENDPOINT).uploader("\(file)", url="\(server.url(location))", chunk_size=32768)
+            start = uploader.offset
+            uploader.upload()
+            result(start=start, job=uploader.request.response_headers.get("mediad-job"))
+            """)
+    }
+
     /// `Upload-Metadata`-style pairs as a Python dict literal.
     static func metadata(_ pairs: [String: String]) -> String {
         "{" + pairs.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \"\($0.value)\"" }.joined(separator: ", ") + "}"
