@@ -126,8 +126,12 @@ final class MediaService: Responder {
     /// 507 `insufficient_storage` when the body would take the store's disk below `--min-free-disk`,
     /// decided from the head (and `Content-Length`, when sent) before a byte of the body is read.
     func checkDiskSpace(_ request: Request) async throws {
+        try await checkDiskSpace(adding: request.contentLength ?? 0)
+    }
+
+    /// 507 `insufficient_storage` when `length` more bytes would take the disk below `--min-free-disk`.
+    func checkDiskSpace(adding length: Int64) async throws {
         let watermark = store.watermark
-        let length = request.contentLength ?? 0
         do {
             try await threadPool.runIfActive { try watermark.check(adding: length) }
         } catch let error as StoreError {

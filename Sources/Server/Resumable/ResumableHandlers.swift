@@ -39,12 +39,7 @@ extension MediaService {
         let carriesChunk = !request.body.finished
         if carriesChunk { try TusProtocol.requireChunk(request) }
         let checksum = try TusProtocol.checksum(request)
-        let watermark = store.watermark
-        do {
-            try await threadPool.runIfActive { try watermark.check(adding: length) }
-        } catch let error as StoreError {
-            throw ServiceError(error)
-        }
+        try await checkDiskSpace(adding: length)
         let upload = ResumableUpload(
             id: JobStore.newID(), length: length, metadata: metadata, owner: request.caller?.name, createdAt: Date())
         try await threadPool.runIfActive { [store] in try store.createResumable(upload) }

@@ -121,4 +121,18 @@ import Testing
         #expect(own.status == 200)
         #expect(own.headers["upload-offset"] == "65536", "bob's PATCH changed nothing")
     }
+
+    /// The free-disk reserve is checked against the whole `Upload-Length` at creation, before any byte.
+    @Test func anUploadTheDiskCannotHoldIsRefusedAtCreation() throws {
+        let temporary = FileManager.default.temporaryDirectory.path
+        let free = try #require(
+            try FileManager.default.attributesOfFileSystem(forPath: temporary)[.systemFreeSize] as? Int64)
+        let reserve = free - (1 << 30)
+        try #require(reserve > 0, "the test needs more than 1 GiB free")
+        let server = try ServerProcess(["--min-free-disk", String(reserve), "--max-upload", "8G"])
+        let refused = try Tus.create(server, length: 4 << 30)
+        #expect(refused.status == 507)
+        #expect(refused.errorCode == "insufficient_storage")
+        #expect(try Tus.create(server, length: 1024).status == 201)
+    }
 }
