@@ -135,4 +135,34 @@ import Testing
         #expect(refused.errorCode == "insufficient_storage")
         #expect(try Tus.create(server, length: 1024).status == 201)
     }
+
+    /// While one `PATCH` writes to an upload, another request that would change it gets 423.
+    @Test func anUploadBeingWrittenToIsLocked() throws {
+        let server = try ServerProcess()
+        let created = try Tus.create(server, length: 1000)
+        let location = try #require(created.headers["location"])
+        let reply = try Tuspy.run(
+            server,
+            """
+            import requests, socket, time
+            writer = socket.create_connection(("127.0.0.1", \(server.port)), timeout=5)
+            writer.sendall(b"PATCH \(location) HTTP/1.1\\r\\nHost: test\\r\\nTus-Resumable: 1.0.0\\r\\nUpload-Offset: 0\\r\\n"
+                           b"Content-Type: application/offset+octet-stream\\r\\nContent-Length: 1000\\r\\n\\r\\n" + bytes(10))
+            time.sleep(0.5)
+            tus = {"Tus-Resumable": "1.0.0"}
+            second = requests.patch("\(server.url(location))", data=bytes(10), headers=dict(tus, **{
+                "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream"}))
+            deleted = requests.delete("\(server.url(location))", headers=tus)
+            writer.sendall(bytes(990))
+            answer = writer.recv(4096).decode("latin-1")
+            writer.close()
+            result(second=second.status_code, code=second.json()["error"]["code"], deleted=deleted.status_code,
+                   first=answer.split(" ")[1])
+            """)
+        #expect(reply["second"] as? Int == 423)
+        #expect(reply["code"] as? String == "upload_locked")
+        #expect(reply["deleted"] as? Int == 423)
+        #expect(reply["first"] as? String == "204", "the first PATCH goes on undisturbed")
+        #expect(try Tus.head(server, location).headers["upload-offset"] == "1000")
+    }
 }
