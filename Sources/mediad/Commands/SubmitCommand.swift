@@ -17,7 +17,7 @@ struct SubmitCommand: AsyncParsableCommand {
             resumable tus upload (POST /uploads, then PATCH) that becomes the job with its last byte; after a \
             cut connection, a timeout or a server restart the command asks the server how much it holds \
             (HEAD) and sends the rest, up to 8 times, waiting 1, 2, 4 … seconds between tries. With \
-            --idempotency-key the file always goes in one request, which the key guards. The token comes from MEDIAD_TOKEN, the \
+            --idempotency-key, and for mux, the file always goes in one request. The token comes from MEDIAD_TOKEN, the \
             server from --server or MEDIAD_SERVER. An https server's certificate is verified against the system's \
             certificate authorities and those in --ca-file (or MEDIAD_CA_FILE). On failure — the job's, or the server refusing the \
             request (401, 413, 415 …) — it prints `error: <code>: <message>` and exits with status 1.
@@ -107,7 +107,10 @@ struct SubmitCommand: AsyncParsableCommand {
         let client = try JobClient(server: url, token: token, tls: tls)
 
         var job: JobClient.Job
-        if idempotencyKey == nil, try fileSize() > resumableOver.bytes {
+        // A kind of several inputs (mux) tells a raw file's part by its bytes, which a tus upload's metadata
+        // cannot say in advance: its files go in one request.
+        let oneInput = JobKind(rawValue: kind)?.inputs.count == 1
+        if idempotencyKey == nil, oneInput, try fileSize() > resumableOver.bytes {
             job = try await client.submitResumable(kind: kind, file: file, options: pairs) { offset in
                 FileHandle.standardError.write(Data("resuming the upload at byte \(offset)\n".utf8))
             }

@@ -52,4 +52,19 @@ import Testing
         #expect(bad.status == 1)
         #expect(bad.stderr.hasPrefix("error: invalid_option:"), "\(bad.stderr)")
     }
+
+    /// A raw mux input's part is told by its bytes, which tus metadata cannot carry: it goes in one request.
+    @Test func aMuxInputGoesInOneRequestWhateverItsSize() throws {
+        let scratch = try Scratch("submit-mux")
+        let server = try ServerProcess()
+        let result = try Command.run(
+            ServerProcess.binary,
+            [
+                "submit", "mux", try Fixtures.h264AnnexB(), "--server", server.baseURL, "-o", scratch.path,
+                "--resumable-over", "1K",
+            ], allowFailure: true)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: server.dataDirectory + "/resumable/"))
+        #expect(try Oracle.streams(scratch.file("video.mp4")).first?["codec_name"] as? String == "h264")
+    }
 }
