@@ -11,7 +11,7 @@ extension MediaService {
     /// upload becomes complete (and, when its metadata names a kind, a job) with its last byte.
     func appendChunk(
         _ id: String, _ request: Request, offset: Int64,
-        checksum: (algorithm: MessageDigest.Algorithm, digest: [UInt8])?
+        checksum: ChunkChecksum?
     ) async throws -> Response {
         let writer = try await openUpload(id, for: request)
         defer { writer.close() }
@@ -42,7 +42,7 @@ extension MediaService {
     /// is a chunk whose checksum does not match (460 `checksum_mismatch`).
     private func receiveChunk(
         _ body: RequestBody, into writer: ResumableWriter, remaining: Int64,
-        checksum: (algorithm: MessageDigest.Algorithm, digest: [UInt8])?
+        checksum: ChunkChecksum?
     ) async throws {
         writer.beginChunk(verifying: checksum?.algorithm)
         let blocks = try BlockWriter(sink: writer, threadPool: threadPool)
@@ -77,7 +77,7 @@ extension MediaService {
     }
 
     /// Throws `ChecksumMismatch` unless the chunk's digest is the one the client sent.
-    private func verify(_ writer: ResumableWriter, _ checksum: (algorithm: MessageDigest.Algorithm, digest: [UInt8])?)
+    private func verify(_ writer: ResumableWriter, _ checksum: ChunkChecksum?)
         throws
     {
         guard let checksum else { return }

@@ -67,7 +67,7 @@ enum TusProtocol {
 
     /// `Upload-Checksum: <algorithm> <base64 digest>`, if sent: 400 `unsupported_checksum_algorithm` for an
     /// algorithm not in `Tus-Checksum-Algorithm`, 400 `invalid_request` for a malformed value.
-    static func checksum(_ request: Request) throws -> (algorithm: MessageDigest.Algorithm, digest: [UInt8])? {
+    static func checksum(_ request: Request) throws -> ChunkChecksum? {
         guard let text = request.head.headers.first(name: "upload-checksum") else { return nil }
         let parts = text.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, let digest = Data(base64Encoded: String(parts[1])) else {
@@ -78,7 +78,7 @@ enum TusProtocol {
                 .badRequest, "unsupported_checksum_algorithm",
                 "Upload-Checksum algorithms: \(checksumAlgorithms) (not \(parts[0].prefix(20)))")
         }
-        return (algorithm, Array(digest))
+        return ChunkChecksum(algorithm: algorithm, digest: Array(digest))
     }
 
     /// The fields describing an upload's state: `Upload-Offset`, `Upload-Length`, `Upload-Metadata`,
@@ -94,4 +94,10 @@ enum TusProtocol {
         if let job = state.upload.jobID { headers.add(name: "Mediad-Job", value: "/jobs/\(job)") }
         return headers
     }
+}
+
+/// A chunk's `Upload-Checksum`: the algorithm and the digest the client computed.
+struct ChunkChecksum {
+    var algorithm: MessageDigest.Algorithm
+    var digest: [UInt8]
 }
