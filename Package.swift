@@ -108,8 +108,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: [
-                "openapi_check.py", "http_lint.py", "response_check.py", "schemathesis.toml", "console_browser.py",
-                "Peers", "package_manifests.py", "package_mse.py",
+                "openapi_check.py", "http_lint.py", "response_check.py", "schemathesis.toml", "schemathesis_hooks.py",
+                "console_browser.py", "Peers", "package_manifests.py", "package_mse.py",
             ]),
     ]
 )

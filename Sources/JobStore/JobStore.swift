@@ -13,6 +13,7 @@ import Foundation
 /// <root>/jobs/<id>/cancel            shared store only: a cancel request for the replica running it
 /// <root>/jobs/<id>/runs              shared store only: one line per run start and end
 /// <root>/uploads/<random>.part       request bodies still arriving
+/// <root>/resumable/<id>/…          tus uploads (see `JobStore+Resumable`)
 /// <root>/serve.lock                  locked by every server using the store (see `StoreLock`)
 /// ```
 ///

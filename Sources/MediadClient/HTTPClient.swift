@@ -18,6 +18,8 @@ public struct HTTPClient: Sendable {
         case bytes([UInt8])
         /// The file's bytes, read in 1 MiB chunks as the connection takes them.
         case file(String)
+        /// The file's bytes from an offset on (a resumed upload), read the same way.
+        case fileTail(String, from: Int64)
     }
 
     /// A response: status, headers, and the body unless it went to a sink.
@@ -113,9 +115,14 @@ public struct HTTPClient: Sendable {
                     case .empty: method == .GET || method == .DELETE ? nil : 0
                     case .bytes(let bytes): Int64(bytes.count)
                     case .file(let path): try await fileSize(path)
+                    case .fileTail(let path, let offset): try await fileSize(path) - offset
                     }
                 if let length { head.headers.add(name: "Content-Length", value: String(length)) }
-                let waitsToContinue = if case .file = body, let length, length > 0 { true } else { false }
+                let waitsToContinue =
+                    switch body {
+                    case .file, .fileTail: (length ?? 0) > 0
+                    case .empty, .bytes: false
+                    }
                 if waitsToContinue { head.headers.add(name: "Expect", value: "100-continue") }
                 var parts = inbound.makeAsyncIterator()
                 do {
@@ -166,8 +173,13 @@ public struct HTTPClient: Sendable {
         switch body {
         case .empty: return
         case .bytes(let bytes): try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: bytes))))
-        case .file(let path):
-            let handle = try await threadPool.runIfActive { try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) }
+        case .file(let path), .fileTail(let path, from: _):
+            let offset = if case .fileTail(_, let from) = body { from } else { Int64(0) }
+            let handle = try await threadPool.runIfActive {
+                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+                try handle.seek(toOffset: UInt64(offset))
+                return handle
+            }
             defer { try? handle.close() }
             while true {
                 let chunk = try await threadPool.runIfActive { try handle.read(upToCount: 1 << 20) ?? Data() }

@@ -115,9 +115,9 @@ public struct JobClient: Sendable {
         return path
     }
 
-    private var authorization: [(String, String)] { token.map { [("Authorization", "Bearer \($0)")] } ?? [] }
+    var authorization: [(String, String)] { token.map { [("Authorization", "Bearer \($0)")] } ?? [] }
 
-    private func send(
+    func send(
         _ method: HTTPMethod, _ target: String, headers: [(String, String)] = [], body: HTTPClient.Body = .empty,
         timeout: TimeAmount?
     ) async throws -> HTTPClient.Response {
@@ -131,7 +131,7 @@ public struct JobClient: Sendable {
     }
 
     /// A 2xx body read as a job, or the failure the server reported.
-    private static func job(_ response: HTTPClient.Response) throws -> Job {
+    static func job(_ response: HTTPClient.Response) throws -> Job {
         guard (200..<300).contains(response.status) else { throw failure(response.status, response.body) }
         guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             let id = object["id"] as? String, let state = object["state"] as? String
@@ -150,7 +150,7 @@ public struct JobClient: Sendable {
     }
 
     /// `{"error":{"code","message"}}` from the body, or the bare status when the body is not that.
-    private static func failure(_ status: Int, _ body: [UInt8]) -> Failure {
+    static func failure(_ status: Int, _ body: [UInt8]) -> Failure {
         if let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
             let error = object["error"] as? [String: Any], let code = error["code"] as? String
         {

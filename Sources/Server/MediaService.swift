@@ -34,7 +34,8 @@ final class MediaService: Responder {
 
     /// Every answer without its own `Cache-Control` says `no-cache`: job JSON, lists, probes and errors
     /// change from one request to the next, so a cache must ask again before reusing one. Answers of the
-    /// download routes (errors too, so a page can tell why) carry the CORS headers `--cors-origins` allows.
+    /// download routes (errors too, so a page can tell why) carry the CORS headers `--cors-origins` allows,
+    /// and those of `/uploads` the headers every tus answer has.
     func respond(to request: Request) async -> Response {
         let match = router.match(request.method, path: request.path)
         var response = await route(request, match)
@@ -46,6 +47,7 @@ final class MediaService: Responder {
                 response.headers.add(name: name, value: value)
             }
         }
+        if case .found(let route, _) = match, route.isTus { TusProtocol.decorate(&response) }
         return response
     }
 
@@ -117,14 +119,23 @@ final class MediaService: Responder {
         case .readiness: try await readiness()
         case .openAPI: try await openAPI()
         case .metrics: await metrics()
+        case .uploadOptions: uploadOptions()
+        case .createUpload: try await createUpload(request)
+        case .showUpload: try await showUpload(request)
+        case .patchUpload: try await patchUpload(request)
+        case .deleteUpload: try await deleteUpload(request)
         }
     }
 
     /// 507 `insufficient_storage` when the body would take the store's disk below `--min-free-disk`,
     /// decided from the head (and `Content-Length`, when sent) before a byte of the body is read.
     func checkDiskSpace(_ request: Request) async throws {
+        try await checkDiskSpace(adding: request.contentLength ?? 0)
+    }
+
+    /// 507 `insufficient_storage` when `length` more bytes would take the disk below `--min-free-disk`.
+    func checkDiskSpace(adding length: Int64) async throws {
         let watermark = store.watermark
-        let length = request.contentLength ?? 0
         do {
             try await threadPool.runIfActive { try watermark.check(adding: length) }
         } catch let error as StoreError {

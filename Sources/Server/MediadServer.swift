@@ -7,7 +7,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
-/// Starts the whole service: store, job service, HTTP server, webhook deliveries and retention sweeps, as
+/// Starts the whole service: store, job service, HTTP server, webhook deliveries, retention and upload sweeps, as
 /// services of one `ServiceGroup`.
 public enum MediadServer {
     /// Runs until SIGTERM or SIGINT, then shuts down in order — the reverse of the group's list: stop
@@ -65,6 +65,10 @@ public enum MediadServer {
                             jobs: jobs, retention: configuration.retention, idempotencyLifetime: IdempotencyKey.lifetime
                         ),
                         serviceName: "retention"),
+                    .init(
+                        service: ResumableUploadSweeper(
+                            store: store, threadPool: threadPool, expiry: configuration.uploadExpiry),
+                        serviceName: "uploads"),
                     .init(service: ListenerService(server: server, announce: listening), serviceName: "listener"),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     public var minFreeDisk: Int64 = 256 << 20
     /// How long finished jobs and their files are kept.
     public var retention: TimeInterval = 24 * 3600
+    /// How long a tus upload is kept after its last chunk (a complete one not used by then too).
+    public var uploadExpiry: TimeInterval = 24 * 3600
     /// How long a shutdown waits for running jobs before requeueing them.
     public var shutdownGrace: TimeInterval = 30
     /// How long a client may take to send a complete request head (from connecting, or from the end of

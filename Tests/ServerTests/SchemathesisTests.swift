@@ -11,6 +11,10 @@ import Testing
     static let configuration = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("schemathesis.toml")
 
+    /// The hooks that teach schemathesis tus's chunk media type (`application/offset+octet-stream`).
+    static let hooks = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("schemathesis_hooks.py")
+
     /// The arguments of `schemathesis run`, each limit with its reason.
     static func arguments(url: String, report: String) -> [String] {
         [
@@ -46,7 +50,11 @@ import Testing
         // Run in the scratch directory: schemathesis keeps a cache of failures to replay in its working one.
         let run = try Command.run(
             "env",
-            ["-C", scratch.path, "MEDIAD_JOB_ID=\(id)", "timeout", "540", "python3"]
+            [
+                "-C", scratch.path, "MEDIAD_JOB_ID=\(id)", "PYTHONPATH=\(Self.hooks.deletingLastPathComponent().path)",
+                "SCHEMATHESIS_HOOKS=\(Self.hooks.deletingPathExtension().lastPathComponent)", "timeout", "540",
+                "python3",
+            ]
                 + Self.arguments(url: server.baseURL, report: report),
             allowFailure: true)
         #expect(run.status == 0, "schemathesis exited \(run.status):\n\(run.text.suffix(12_000))\n\(run.stderr)")

@@ -38,23 +38,14 @@ extension MediaService {
         try urls.take(kind, from: &values, policy: configuration.egress)
         var targets = OutputURLs()
         try targets.take(from: &values, policy: configuration.egress)
-        let multipart = try MultipartBoundary(request.head.headers)
+        var received = try await claimUploads(kind, &values, request)
+        let multipart = received.isEmpty ? try MultipartBoundary(request.head.headers) : nil
         if multipart == nil { _ = try options(kind, values) }
 
-        var received: [String: UploadReceiver.Part] = [:]
-        if let boundary = multipart?.boundary {
-            let form = try await uploads.receiveMultipart(
-                request.body, boundary: boundary, fileParts: kind.inputs.map(\.name))
-            received = form.files
-            for (key, value) in form.fields {
-                guard values[key] == nil else {
-                    await discard(received)
-                    throw ServiceError(
-                        .badRequest, "invalid_option", "option \(key) is given both in the query and the form")
-                }
-                values[key] = value
-            }
-            if let field = values.removeValue(forKey: "callback_url") { callback = field }
+        if received.isEmpty, multipart == nil, !urls.isEmpty {
+            try await requireNoBody(request)
+        } else if received.isEmpty {
+            received = try await receiveBody(request, kind, multipart: multipart, values: &values, callback: &callback)
             do {
                 try urls.take(kind, from: &values, policy: configuration.egress)
                 try targets.take(from: &values, policy: configuration.egress)
@@ -62,11 +53,6 @@ extension MediaService {
                 await discard(received)
                 throw error
             }
-        } else if !urls.isEmpty {
-            try await requireNoBody(request)
-        } else {
-            let file = try await uploads.receiveRaw(request.body)
-            received[try await rawPartName(kind, file)] = UploadReceiver.Part(file: file, filename: nil)
         }
         do {
             let options = try options(kind, values)
@@ -101,6 +87,7 @@ extension MediaService {
                 sourceName: requestedName
                     ?? received.values.compactMap({ $0.filename.flatMap(SourceName.clean) }).first ?? urls.sourceName,
                 owner: request.caller?.name, callbackURL: callback, urls: urls, targets: targets)
+            await release(received)
             if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
             await jobs.enqueue(record)
             return try await answer(record.id, wait: wait, created: true)
@@ -110,8 +97,32 @@ extension MediaService {
         }
     }
 
+    /// The inputs sent in the body: multipart file parts (whose fields join `values`, `callback_url` among
+    /// them) or one raw file.
+    private func receiveBody(
+        _ request: Request, _ kind: JobKind, multipart: MultipartBoundary?, values: inout [String: String],
+        callback: inout String?
+    ) async throws -> [String: UploadReceiver.Part] {
+        guard let boundary = multipart?.boundary else {
+            let file = try await uploads.receiveRaw(request.body)
+            return [try await rawPartName(kind, file): UploadReceiver.Part(file: file, filename: nil)]
+        }
+        let form = try await uploads.receiveMultipart(
+            request.body, boundary: boundary, fileParts: kind.inputs.map(\.name))
+        for (key, value) in form.fields {
+            guard values[key] == nil else {
+                await discard(form.files)
+                throw ServiceError(
+                    .badRequest, "invalid_option", "option \(key) is given both in the query and the form")
+            }
+            values[key] = value
+        }
+        if let field = values.removeValue(forKey: "callback_url") { callback = field }
+        return form.files
+    }
+
     /// The kind's options from string values; a bad one is a 400 with the engine's code.
-    private func options(_ kind: JobKind, _ values: [String: String]) throws -> JobOptions {
+    func options(_ kind: JobKind, _ values: [String: String]) throws -> JobOptions {
         do {
             return try kind.options(parsing: values)
         } catch let error as MediaError {
@@ -136,9 +147,9 @@ extension MediaService {
                 + "send both as multipart parts \(parts.map { "'\($0.name)'" }.joined(separator: " and "))")
     }
 
-    private func create(
+    func create(
         id: String, options: JobOptions, received: [String: UploadReceiver.Part], sourceName: String?,
-        owner: String?, callbackURL: String?, urls: InputURLs, targets: OutputURLs
+        owner: String?, callbackURL: String?, urls: InputURLs = InputURLs(), targets: OutputURLs = OutputURLs()
     ) async throws -> JobRecord {
         let delivered = try targets.deliveries(primaryName: try options.kind.primaryOutput(for: options))
         var inputs: [String: UploadedFile] = [:]
@@ -167,11 +178,23 @@ extension MediaService {
         }
     }
 
+    /// Removes received files that will not become a job; tus uploads are only unlocked, to be used again.
     private func discard(_ received: [String: UploadReceiver.Part]) async {
-        for part in received.values { await threadPool.removeUpload(at: part.file.path) }
+        for part in received.values {
+            if let upload = part.resumable { upload.close() } else { await threadPool.removeUpload(at: part.file.path) }
+        }
     }
 
-    private func checkCapacity() async throws {
+    /// Removes the tus uploads whose bytes the job just stored took.
+    private func release(_ received: [String: UploadReceiver.Part]) async {
+        for case let upload? in received.values.map(\.resumable) {
+            let id = upload.upload.id
+            try? await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
+            upload.close()
+        }
+    }
+
+    func checkCapacity() async throws {
         switch await jobs.capacity() {
         case .available: return
         case .full(let retryAfter):

@@ -5,13 +5,15 @@ import NIOHTTP1
 
 /// The one place where the domain's errors become HTTP statuses.
 extension ServiceError {
-    /// A store or job service failure: 404 for a job that is not there, 507 for a full disk, 500 for
-    /// anything else (the store fails on its own, not the client's, account).
+    /// A store or job service failure: 404 for a job that is not there, 507 for a full disk, 423 for a tus
+    /// upload another request is writing to, 500 for anything else (the store fails on its own, not the
+    /// client's, account).
     init(_ error: StoreError) {
         let status: HTTPResponseStatus =
             switch error.code {
             case "not_found": .notFound
             case "insufficient_storage": .insufficientStorage
+            case "upload_locked": .locked
             default: .internalServerError
             }
         self.init(status, error.code, error.message)

@@ -10,6 +10,7 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         downloadOutput, downloadPrimaryOutput, downloadOutputArchive, showLog, jobEvents, events
     case outputPreflight, primaryOutputPreflight, outputArchivePreflight
     case probe, probeByPut, index, catalog, console, health, readiness, openAPI, metrics
+    case uploadOptions, createUpload, showUpload, patchUpload, deleteUpload
 
     public var route: Route {
         switch self {
@@ -43,16 +44,23 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
         case .readiness: Route(.GET, "/readyz")
         case .openAPI: Route(.GET, "/openapi.yaml")
         case .metrics: Route(.GET, "/metrics")
+        // tus 1.0.0; `HEAD /uploads/{id}` (the offset) is answered by the `GET` route.
+        case .uploadOptions: Route(.OPTIONS, "/uploads")
+        case .createUpload: Route(.POST, "/uploads")
+        case .showUpload: Route(.GET, "/uploads/{id}", values: Self.id)
+        case .patchUpload: Route(.PATCH, "/uploads/{id}", values: Self.id)
+        case .deleteUpload: Route(.DELETE, "/uploads/{id}", values: Self.id)
         }
     }
 
     /// Routes anyone may call when API tokens are on: the index (and the console page, which asks for a
-    /// token itself), the console's files, the catalog of kinds, liveness and readiness, and the CORS
-    /// preflights, which browsers send without credentials.
+    /// token itself), the console's files, the catalog of kinds, liveness and readiness, the CORS
+    /// preflights and what the tus endpoint speaks (`OPTIONS /uploads`), which browsers send without
+    /// credentials.
     var isPublic: Bool {
         switch self {
         case .index, .console, .catalog, .health, .readiness, .outputPreflight, .primaryOutputPreflight,
-            .outputArchivePreflight:
+            .outputArchivePreflight, .uploadOptions:
             true
         default: false
         }
@@ -73,12 +81,22 @@ public enum ServiceRoute: String, CaseIterable, Sendable {
     /// whose method changes state (evaluated before the change). The others are evaluated on their 2xx answer.
     public var evaluatesPreconditions: Bool {
         switch self {
-        case .createJob, .createJobByPut, .createNamedJob, .deleteJob, .downloadOutput, .downloadPrimaryOutput: true
+        case .createJob, .createJobByPut, .createNamedJob, .deleteJob, .downloadOutput, .downloadPrimaryOutput,
+            .createUpload, .patchUpload, .deleteUpload:
+            true
         default: false
         }
     }
 
-    /// `{kind}` takes the catalog's job kinds, `{id}` what has the shape of a job id.
+    /// Whether the route is one of tus's, whose answers carry `Tus-Resumable`.
+    var isTus: Bool {
+        switch self {
+        case .uploadOptions, .createUpload, .showUpload, .patchUpload, .deleteUpload: true
+        default: false
+        }
+    }
+
+    /// `{kind}` takes the catalog's job kinds, `{id}` what has the shape of a job (or upload) id.
     private static let kind: [String: @Sendable (String) -> Bool] = ["kind": Set(JobCatalog.names).contains]
     private static let id: [String: @Sendable (String) -> Bool] = ["id": JobStore.isValidID]
 

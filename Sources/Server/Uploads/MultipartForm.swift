@@ -33,7 +33,7 @@ final class MultipartForm {
     private let threadPool: NIOThreadPool
     private var events: [Event] = []
     private var headers: [String: String] = [:]
-    private var currentFile: (name: String, filename: String?, writer: BlockWriter)?
+    private var currentFile: (name: String, filename: String?, writer: BlockWriter<UploadFile>)?
     private var currentField: ByteBuffer?
     private var files: [String: UploadReceiver.Part] = [:]
     private var fields: [String: String] = [:]

@@ -16,15 +16,17 @@ struct UploadReceiver {
     let maxUpload: Int64
     static let blockSize = 1 << 20
 
-    /// A file received from a multipart part, with the name the client gave it.
+    /// A file received from a multipart part, with the name the client gave it, or a complete tus upload
+    /// named by id (held locked until the job is stored).
     struct Part {
         var file: UploadedFile
         var filename: String?
+        var resumable: ResumableWriter? = nil
     }
 
     /// The whole body as one file. An empty body is `missing_input`.
     func receiveRaw(_ body: RequestBody) async throws -> UploadedFile {
-        let writer = try await BlockWriter(store: store, threadPool: threadPool)
+        let writer = try await BlockWriter<UploadFile>(store: store, threadPool: threadPool)
         do {
             while let chunk = try await body.next() {
                 try checkSize(body.received)

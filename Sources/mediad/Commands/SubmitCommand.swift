@@ -15,7 +15,11 @@ struct SubmitCommand: AsyncParsableCommand {
             name and renamed when complete) and prints their paths. The file's name goes with it (PUT \
             /jobs/<kind>/<name>), and the primary output is saved under it with the output's extension \
             (talk.mov → talk.mkv), a package's tree of outputs as its folders (240p/seg_00001.m4s); the job's \
-            warnings go to stderr. The token comes from MEDIAD_TOKEN, the \
+            warnings go to stderr. A file over --resumable-over goes up as a resumable tus upload (POST \
+            /uploads, then PATCH) that becomes the job with its last byte; after a cut connection, a timeout \
+            or a server restart the command asks the server how much it holds (HEAD) and sends the rest, up \
+            to 8 times, waiting 1, 2, 4 … seconds between tries. With --idempotency-key, and for mux, the \
+            file always goes in one request. The token comes from MEDIAD_TOKEN, the \
             server from --server or MEDIAD_SERVER. An https server's certificate is verified against the system's \
             certificate authorities and those in --ca-file (or MEDIAD_CA_FILE). On failure — the job's, or the server refusing the \
             request (401, 413, 415 …) — it prints `error: <code>: <message>` and exits with status 1.
@@ -51,6 +55,12 @@ struct SubmitCommand: AsyncParsableCommand {
 
     @Option(help: "Sent as Idempotency-Key, so a retried submit does not start the job twice.")
     var idempotencyKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Files larger than this go up as a resumable (tus) upload, taken up again after a cut connection: bytes, or with K, M, G (default 64M).",
+            valueName: "size"))
+    var resumableOver: ByteCount = ByteCount(argument: "64M")!
 
     func run() async throws {
         do {
@@ -98,7 +108,17 @@ struct SubmitCommand: AsyncParsableCommand {
         }
         let client = try JobClient(server: url, token: token, tls: tls)
 
-        var job = try await client.submit(kind: kind, file: file, options: pairs, idempotencyKey: idempotencyKey)
+        var job: JobClient.Job
+        // A kind of several inputs (mux) tells a raw file's part by its bytes, which a tus upload's metadata
+        // cannot say in advance: its files go in one request.
+        let oneInput = JobKind(rawValue: kind)?.inputs.count == 1
+        if idempotencyKey == nil, oneInput, try fileSize() > resumableOver.bytes {
+            job = try await client.submitResumable(kind: kind, file: file, options: pairs) { offset in
+                FileHandle.standardError.write(Data("resuming the upload at byte \(offset)\n".utf8))
+            }
+        } else {
+            job = try await client.submit(kind: kind, file: file, options: pairs, idempotencyKey: idempotencyKey)
+        }
         let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
         while !job.isFinished {
             bar.update(job.progress)
@@ -123,6 +143,14 @@ struct SubmitCommand: AsyncParsableCommand {
             }
             try await client.download(item, to: path)
             print(path)
+        }
+    }
+
+    private func fileSize() throws -> Int64 {
+        do {
+            return (try FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0
+        } catch {
+            throw JobClient.Failure(code: "io_error", message: "cannot read \(file): \(error.localizedDescription)")
         }
     }
 

@@ -19,6 +19,7 @@ extension ServeOptions {
         try environment.assign(minFreeDisk, Setting.minFreeDisk, to: &configuration.minFreeDisk)
         try isolationSettings(&configuration.isolation, environment)
         try environment.assign(retention, Setting.retention, to: &configuration.retention)
+        try environment.assign(uploadExpiry, Setting.uploadExpiry, to: &configuration.uploadExpiry)
         try environment.assign(headerTimeout, Setting.headerTimeout, to: &configuration.headerTimeout)
         try environment.assign(bodyTimeout, Setting.bodyTimeout, to: &configuration.bodyIdleTimeout)
         try environment.assign(minUploadRate, Setting.minUploadRate, to: &configuration.minUploadRate)

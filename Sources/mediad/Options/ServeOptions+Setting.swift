@@ -13,6 +13,7 @@ extension ServeOptions {
         static let maxProbes = ServeSetting.integer("max-probes", 1...256)
         static let maxUpload = ServeSetting.bytes("max-upload")
         static let retention = ServeSetting.duration("retention")
+        static let uploadExpiry = ServeSetting.duration("upload-expiry")
         static let shutdownGrace = ServeSetting.duration("shutdown-grace")
         static let headerTimeout = ServeSetting.duration("header-timeout")
         static let bodyTimeout = ServeSetting.duration("body-timeout")

@@ -41,6 +41,12 @@ struct ServeOptions: ParsableArguments {
     var retention: TimeInterval?
 
     @Option(
+        help:
+            "How long a resumable (tus) upload is kept after its last chunk: seconds, or with s, m, h, d (default 24h).",
+        transform: Setting.uploadExpiry.read)
+    var uploadExpiry: TimeInterval?
+
+    @Option(
         help: "How long a shutdown waits for running jobs: seconds, or with s, m, h (default 30s).",
         transform: Setting.shutdownGrace.read)
     var shutdownGrace: TimeInterval?

@@ -1,0 +1,149 @@
+import Foundation
+
+/// One request's hold on a tus upload: the upload's directory locked (`flock(2)`, exclusive, so that two
+/// `PATCH`es — on one server or on two replicas — never append at once), its record, and its data file
+/// open for appending.
+///
+/// Bytes are appended with `write` (on a thread pool, one call at a time, in order), checked against the
+/// store's disk watermark, and digested with the chunk's `Upload-Checksum` algorithm when there is one.
+/// `commit()` makes them durable (the new offset is then what the next `HEAD` reports, after any restart);
+/// `rollback()` cuts the file back to where the chunk started (a checksum that does not match, or a chunk
+/// cut off that cannot be verified). `close()` releases the lock; a writer released without it closes too.
+public final class ResumableWriter: @unchecked Sendable {
+    // Sendable because its mutable state (descriptors, offsets, digest) is only touched under `lock`, so it
+    // may be handed from one pool thread to the next, as `UploadFile` is.
+    private let lock = NSLock()
+    private let store: JobStore
+    private var directory: Int32
+    private var data: Int32
+    private let dataPath: String
+    /// The record as of opening (or the last `save`).
+    public private(set) var upload: ResumableUpload
+    /// Bytes in the data file: the offset the next chunk starts at.
+    public private(set) var offset: Int64
+    /// Where the chunk under way started.
+    private var chunkStart: Int64
+    private var chunkDigest: MessageDigest?
+
+    /// Nil when there is no upload `id`.
+    init?(store: JobStore, id: String) throws {
+        let directory = try Self.lock(store.resumableUploadDirectory(id: id))
+        guard let directory else { return nil }
+        guard let upload = store.readResumable(store.resumableRecordPath(id: id)) else {
+            Foundation.close(directory)
+            return nil
+        }
+        dataPath = store.resumableDataPath(id: id)
+        let data = open(dataPath, O_WRONLY | O_APPEND | O_CLOEXEC)
+        var info = stat()
+        if data >= 0 && fstat(data, &info) == 0 {
+            offset = Int64(info.st_size)
+            self.data = data
+        } else {
+            if data >= 0 { Foundation.close(data) }
+            // The bytes went into the job the upload names (or are gone: then there is no upload).
+            guard upload.jobID != nil else {
+                Foundation.close(directory)
+                return nil
+            }
+            offset = upload.length
+            self.data = -1
+        }
+        self.store = store
+        self.directory = directory
+        self.upload = upload
+        chunkStart = offset
+    }
+
+    deinit { close() }
+
+    /// The locked descriptor of an upload's directory; nil when it does not exist. Throws `upload_locked`
+    /// when another writer holds it.
+    static func lock(_ path: String) throws -> Int32? {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw StoreError.io("cannot open", path)
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            Foundation.close(fd)
+            guard code == EWOULDBLOCK else { throw StoreError.io("cannot lock", path, errno: code) }
+            throw StoreError(
+                code: "upload_locked", message: "another request is writing to this upload; retry when it has ended")
+        }
+        return fd
+    }
+
+    /// Whether the bytes are still here (not yet moved into a job).
+    public var hasData: Bool { lock.withLock { data >= 0 } }
+
+    /// Starts a chunk at the current offset, digested with `algorithm` when the client sent a checksum.
+    public func beginChunk(verifying algorithm: MessageDigest.Algorithm?) {
+        lock.withLock {
+            chunkStart = offset
+            chunkDigest = algorithm.map(MessageDigest.init)
+        }
+    }
+
+    /// Appends bytes of the chunk; `insufficient_storage` when they would take the disk below the watermark.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try lock.withLock {
+            guard data >= 0 else { throw StoreError(code: "io_error", message: "\(dataPath) is not open") }
+            try store.watermark.check(adding: Int64(bytes.count))
+            try FileIO.writeAll(data, bytes, path: dataPath)
+            chunkDigest?.update(bytes)
+            offset += Int64(bytes.count)
+        }
+    }
+
+    /// The digest of the chunk's bytes, when it is being verified.
+    public func chunkChecksum() -> [UInt8]? { lock.withLock { chunkDigest?.finalize() } }
+
+    /// Makes the bytes written so far durable: after this the offset survives a crash.
+    public func commit() throws {
+        try lock.withLock {
+            guard data >= 0 else { return }
+            try FileIO.sync(data, path: dataPath)
+        }
+    }
+
+    /// Drops the chunk under way: the file is cut back to where it started.
+    public func rollback() throws {
+        try lock.withLock {
+            guard data >= 0 else { return }
+            guard ftruncate(data, off_t(chunkStart)) == 0 else { throw StoreError.io("cannot truncate", dataPath) }
+            offset = chunkStart
+            try FileIO.sync(data, path: dataPath)
+        }
+    }
+
+    /// The complete upload as a file a job can take: its path, size and SHA-256, read back from the disk
+    /// (the SHA-256 is recorded, so later calls do not read it again).
+    public func completedFile() throws -> UploadedFile {
+        if let sha256 = lock.withLock({ upload.sha256 }) {
+            return UploadedFile(path: dataPath, size: offset, sha256: sha256)
+        }
+        let (size, sha256) = try SHA256Hasher.hexDigest(ofFileAt: dataPath)
+        var hashed = lock.withLock { upload }
+        hashed.sha256 = sha256
+        try save(hashed)
+        return UploadedFile(path: dataPath, size: size, sha256: sha256)
+    }
+
+    /// Replaces the record.
+    public func save(_ upload: ResumableUpload) throws {
+        try store.saveResumable(upload)
+        lock.withLock { self.upload = upload }
+    }
+
+    /// Closes the data file and releases the lock. Does nothing the second time.
+    public func close() {
+        lock.withLock {
+            if data >= 0 { Foundation.close(data) }
+            if directory >= 0 { Foundation.close(directory) }
+            data = -1
+            directory = -1
+        }
+    }
+}

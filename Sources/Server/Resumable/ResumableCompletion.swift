@@ -1,0 +1,85 @@
+import Foundation
+import JobStore
+import MediaJobs
+import MediadHTTP
+
+/// What a complete tus upload becomes: the job its metadata names, made when the last byte arrives, or an
+/// input that `POST /jobs/{kind}` takes by id.
+extension MediaService {
+    /// Records the complete upload's SHA-256 and, when its metadata names a kind, makes it that job, with
+    /// the same checks as an upload sent with the job (queue capacity, input screening). Made once: the job's
+    /// id is recorded before the job is stored, so a retried last chunk finds the job instead of making
+    /// another. An upload the screening refuses is deleted (its bytes can never become that job).
+    func complete(_ writer: ResumableWriter) async throws {
+        if let id = writer.upload.jobID {
+            let stored = try await threadPool.runIfActive { [store] in try store.load(id: id) != nil }
+            if stored || !writer.hasData { return }
+        }
+        let file = try await threadPool.runIfActive { try writer.completedFile() }
+        guard let job = try UploadJobRequest(writer.upload.metadata, webhooks: configuration.webhooks) else { return }
+        let options = try options(job.kind, job.options)
+        try await checkCapacity()
+        let part = job.kind.inputs[0].name
+        do {
+            try await threadPool.runIfActive { try InputScreen.check(file.path, part: part, kind: job.kind) }
+        } catch {
+            let id = writer.upload.id
+            try? await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
+            throw error
+        }
+        var claimed = writer.upload
+        let id = claimed.jobID ?? JobStore.newID()
+        claimed.jobID = id
+        let upload = claimed
+        try await threadPool.runIfActive { try writer.save(upload) }
+        let record = try await create(
+            id: id, options: options, received: [part: UploadReceiver.Part(file: file, filename: nil)],
+            sourceName: job.sourceName, owner: upload.owner, callbackURL: job.callbackURL)
+        await jobs.enqueue(record)
+    }
+
+    /// The inputs a job request names by upload id — `upload=<id>` for a kind of one input, `<part>_upload=<id>`
+    /// for each part of a kind of several (mux: `audio_upload`, `video_upload`) — taken out of `values`.
+    /// Each must be a complete upload of the caller's without a kind of its own (409 `upload_incomplete`,
+    /// `upload_in_use`); it stays locked until the job is stored (`release`) or the request fails
+    /// (`discard`). A request naming uploads sends no body (400 `invalid_request`).
+    func claimUploads(_ kind: JobKind, _ values: inout [String: String], _ request: Request) async throws
+        -> [String: UploadReceiver.Part]
+    {
+        var claimed: [String: UploadReceiver.Part] = [:]
+        do {
+            for part in kind.inputs {
+                guard let id = values.removeValue(forKey: kind.inputs.count == 1 ? "upload" : "\(part.name)_upload")
+                else { continue }
+                claimed[part.name] = try await claimUpload(id, request)
+            }
+            if !claimed.isEmpty, !request.body.finished {
+                throw ServiceError.invalidRequest("a job made from uploads takes no body: send inputs one way")
+            }
+        } catch {
+            for part in claimed.values { part.resumable?.close() }
+            throw error
+        }
+        return claimed
+    }
+
+    private func claimUpload(_ id: String, _ request: Request) async throws -> UploadReceiver.Part {
+        let writer = try await openUpload(id, for: request)
+        do {
+            guard writer.offset == writer.upload.length else {
+                throw ServiceError(
+                    .conflict, "upload_incomplete",
+                    "upload \(id) holds \(writer.offset) of its \(writer.upload.length) bytes; finish it first")
+            }
+            guard writer.upload.metadata["kind"] == nil, writer.hasData else {
+                throw ServiceError(
+                    .conflict, "upload_in_use", "upload \(id) names a kind: it becomes that job by itself")
+            }
+            let file = try await threadPool.runIfActive { try writer.completedFile() }
+            return UploadReceiver.Part(file: file, filename: writer.upload.metadata["filename"], resumable: writer)
+        } catch {
+            writer.close()
+            throw error
+        }
+    }
+}

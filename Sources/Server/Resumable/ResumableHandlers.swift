@@ -1,0 +1,134 @@
+import Foundation
+import JobStore
+import MediadHTTP
+import NIOHTTP1
+
+/// tus 1.0.0 at `/uploads`: `OPTIONS` (what the server speaks), `POST` (creation, with the first chunk
+/// when it carries one), `HEAD`/`GET` (the offset; `GET` adds a JSON body), `PATCH` (a chunk at the
+/// offset) and `DELETE` (termination). Uploads belong to the API token that created them; another token
+/// gets 404, as for jobs.
+extension MediaService {
+    /// `OPTIONS /uploads`: the version, extensions, largest upload and checksum algorithms.
+    func uploadOptions() -> Response {
+        Response(
+            status: .noContent,
+            headers: [
+                "Tus-Version": TusProtocol.version, "Tus-Extension": TusProtocol.extensions,
+                "Tus-Max-Size": String(configuration.maxUpload),
+                "Tus-Checksum-Algorithm": TusProtocol.checksumAlgorithms,
+            ])
+    }
+
+    /// `POST /uploads`: checks length, metadata (a job's kind and options included) and disk space, creates
+    /// the upload, and takes its first chunk when the request carries one (creation-with-upload).
+    func createUpload(_ request: Request) async throws -> Response {
+        try TusProtocol.requireVersion(request)
+        _ = try Preconditions(request.head.headers).evaluate(request.method, current: nil, exists: false)
+        if request.head.headers.contains(name: "upload-defer-length") {
+            throw ServiceError.invalidRequest("Upload-Defer-Length is not supported: send Upload-Length")
+        }
+        let length = try TusProtocol.count(request, "Upload-Length")
+        guard length > 0 else { throw ServiceError(.badRequest, "empty_input", "Upload-Length must be 1 or more") }
+        guard length <= configuration.maxUpload else {
+            throw ServiceError(
+                .payloadTooLarge, "payload_too_large",
+                "Upload-Length \(length) is over the \(configuration.maxUpload)-byte upload limit (Tus-Max-Size)")
+        }
+        let metadata = try UploadMetadata.parse(request.head.headers.first(name: "upload-metadata"))
+        _ = try UploadJobRequest(metadata, webhooks: configuration.webhooks)
+        let carriesChunk = !request.body.finished
+        if carriesChunk { try TusProtocol.requireChunk(request) }
+        let checksum = try TusProtocol.checksum(request)
+        try await checkDiskSpace(adding: length)
+        let upload = ResumableUpload(
+            id: JobStore.newID(), length: length, metadata: metadata, owner: request.caller?.name, createdAt: Date())
+        try await threadPool.runIfActive { [store] in try store.createResumable(upload) }
+        let location = "/uploads/\(upload.id)"
+        var response: Response
+        do {
+            response = try await appendChunk(upload.id, request, offset: 0, checksum: carriesChunk ? checksum : nil)
+        } catch var error as ServiceError {
+            // The upload exists: the client resumes it from its offset.
+            error.headers.append(("Location", location))
+            throw error
+        }
+        response.status = .created
+        response.headers.add(name: "Location", value: location)
+        return response
+    }
+
+    /// `HEAD /uploads/{id}` (tus) and `GET /uploads/{id}` (the same fields and a JSON body).
+    func showUpload(_ request: Request) async throws -> Response {
+        if request.method == .HEAD { try TusProtocol.requireVersion(request) }
+        let state = try await uploadState(request)
+        var response = Response.json(UploadStatus(state, expiry: configuration.uploadExpiry))
+        response.headers.add(contentsOf: TusProtocol.stateHeaders(state, expiry: configuration.uploadExpiry))
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    /// `PATCH /uploads/{id}`: a chunk at `Upload-Offset`.
+    func patchUpload(_ request: Request) async throws -> Response {
+        try TusProtocol.requireVersion(request)
+        try TusProtocol.requireChunk(request)
+        let offset = try TusProtocol.count(request, "Upload-Offset")
+        let checksum = try TusProtocol.checksum(request)
+        _ = try Preconditions(request.head.headers).evaluate(request.method, current: nil)
+        return try await appendChunk(try request.parameter("id"), request, offset: offset, checksum: checksum)
+    }
+
+    /// `DELETE /uploads/{id}`: termination; 204, then 404 for the upload.
+    func deleteUpload(_ request: Request) async throws -> Response {
+        try TusProtocol.requireVersion(request)
+        _ = try Preconditions(request.head.headers).evaluate(request.method, current: nil)
+        let writer = try await openUpload(try request.parameter("id"), for: request)
+        defer { writer.close() }
+        let id = writer.upload.id
+        try await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
+        return Response(status: .noContent)
+    }
+
+    /// The upload a request names, without its lock: 404 when there is none or another token made it, 410
+    /// `upload_expired` once it has expired (until the sweep removes it; then 404).
+    func uploadState(_ request: Request) async throws -> ResumableUploadState {
+        let id = try request.parameter("id")
+        let state = try await threadPool.runIfActive { [store] in store.resumableState(id: id) }
+        guard let state, request.maySee(state.upload) else { throw ServiceError.notFound("no upload \(id)") }
+        try checkNotExpired(state)
+        return state
+    }
+
+    /// Upload `id`, locked for writing (423 `upload_locked` while another request writes to
+    /// it), with the same 404 and 410 as `uploadState`.
+    func openUpload(_ id: String, for request: Request) async throws -> ResumableWriter {
+        let writer = try await threadPool.runIfActive { [store] in try store.openResumable(id: id) }
+        guard let writer, request.maySee(writer.upload) else {
+            writer?.close()
+            throw ServiceError.notFound("no upload \(id)")
+        }
+        let state = try await threadPool.runIfActive { [store] in store.resumableState(id: id) }
+        if let state {
+            do {
+                try checkNotExpired(state)
+            } catch {
+                writer.close()
+                throw error
+            }
+        }
+        return writer
+    }
+
+    private func checkNotExpired(_ state: ResumableUploadState) throws {
+        guard state.expiresAt(after: configuration.uploadExpiry) > Date() else {
+            throw ServiceError(.gone, "upload_expired", "upload \(state.upload.id) has expired; start a new one")
+        }
+    }
+}
+
+extension Request {
+    /// Whether the caller may see an upload: as for jobs, its owner or an admin (anyone without tokens).
+    func maySee(_ upload: ResumableUpload) -> Bool {
+        guard let caller else { return true }
+        return caller.isAdmin || upload.owner == caller.name
+    }
+}
