@@ -35,7 +35,7 @@ public struct TranscodeJob: Sendable {
         if let video = streams.video {
             if options.videoCodec == .copy {
                 pipelines.append(
-                    try StreamCopy(stream: video, format: options.format, origin: origin, output: destination))
+                    try CopiedTrack(stream: video, format: options.format, origin: origin, output: destination))
             } else {
                 let rotation = VideoRotation(stream: video, keep: options.rotate == .keep)
                 if rotation.keptMatrix != nil, !options.format.isISOBaseMedia {
@@ -52,7 +52,7 @@ public struct TranscodeJob: Sendable {
         if let audio = streams.audio {
             if options.resolvedAudioCodec == .copy {
                 pipelines.append(
-                    try StreamCopy(stream: audio, format: options.format, origin: origin, output: destination))
+                    try CopiedTrack(stream: audio, format: options.format, origin: origin, output: destination))
             } else {
                 normalisation = try options.loudness.map { target in
                     try Normalisation(

@@ -3,7 +3,7 @@ import MediaCore
 
 /// An input track written to the output unchanged (`video_codec=copy`, `audio_codec=copy`), moved to
 /// start where the re-encoded tracks start.
-final class StreamCopy: TrackPipeline {
+final class CopiedTrack: TrackPipeline {
     let inputIndex: Int
     let track: OutputTrack
     let isComplete = false
