@@ -59,7 +59,7 @@ def submit_and_play(driver, label, kind="remux", files=None):
     wait = WebDriverWait(driver, 90)
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"select[name=kind] option[value={kind}]"))
     # A mark the page keeps only while it is not reloaded.
-    driver.execute_script("window.notReloaded = true")
+    driver.execute_script("window.notReloaded = true; performance.clearResourceTimings()")
     before = len(driver.find_elements(By.CSS_SELECTOR, "#jobs tr [data-state=succeeded]"))
     Select(driver.find_element(By.CSS_SELECTOR, "select[name=kind]")).select_by_value(kind)
     for part, path in (files or {"file": media}).items():
@@ -70,6 +70,11 @@ def submit_and_play(driver, label, kind="remux", files=None):
     row = driver.find_elements(By.CSS_SELECTOR, f"#jobs tr [data-state=succeeded]")
     if not driver.execute_script("return window.notReloaded === true"):
         problems.append(f"{label}: the page reloaded")
+    # A single file goes up through tus (POST /uploads, then PATCH), mux's two files in one request.
+    tus = driver.execute_script(
+        "return performance.getEntriesByType('resource').some((e) => /[/]uploads[/]/.test(e.name))")
+    if tus != (files is None):
+        problems.append(f"{label}: the upload {'did not go' if files is None else 'went'} through /uploads")
     live = driver.find_element(By.ID, "live").text
     if live != "live":
         problems.append(f"{label}: the list is not following events (badge {live!r})")

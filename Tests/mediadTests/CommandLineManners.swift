@@ -19,7 +19,7 @@ import Testing
     /// Help is wrapped at 80 columns when not on a terminal: an example line must never be broken in
     /// the middle of a command (a wrapped line would start in column 0).
     @Test func helpExamplesAreNeverWrapped() throws {
-        for command in ["probe", "remux", "demux", "mux", "encode", "decode", "transcode", "submit", "serve"] {
+        for command in ["probe", "remux", "demux", "mux", "encode", "decode", "transcode", "package", "submit", "serve"] {
             let help = try mediad(command, "--help").text
             guard let examples = help.range(of: "Example"), let usage = help.range(of: "USAGE:") else {
                 Issue.record("\(command) --help has no examples")

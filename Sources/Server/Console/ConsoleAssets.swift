@@ -18,6 +18,7 @@ enum ConsoleAssets {
         "job.js": (javaScript, PackageResources.job_js),
         "jobs.js": (javaScript, PackageResources.jobs_js),
         "upload.js": (javaScript, PackageResources.upload_js),
+        "resumable.js": (javaScript, PackageResources.resumable_js),
         "console.css": ("text/css; charset=utf-8", PackageResources.console_css),
     ]
     private static let javaScript = "text/javascript; charset=utf-8"

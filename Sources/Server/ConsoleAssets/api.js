@@ -47,7 +47,7 @@ export async function errorOf(status, read) {
   }
 }
 
-const sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+export const sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /**
  * Follows the events at `path`, calling `onEvent(type, data)` for each; `onMode` hears "live" while the

@@ -1,8 +1,10 @@
 // The new-job form: a kind select and an options form built from `GET /catalog` (the names, types,
 // defaults and allowed values the API parses), one file input per upload part of the kind (mux takes
-// two), drag-and-drop, and the upload with a progress bar, its rate and the time left.
+// two), drag-and-drop, and the upload with a progress bar, its rate and the time left. A single file goes
+// up resumably through tus (resumable.js); mux's two files as one multipart request.
 
-import { authorized, errorOf } from "./api.js";
+import { ApiError, authorized, errorOf, json } from "./api.js";
+import { uploadResumable } from "./resumable.js";
 import { bytes, el, percent, seconds } from "./format.js";
 
 /** What each option type accepts, as a hint beside the field. */
@@ -84,51 +86,69 @@ function optionField(option) {
   return el("div", { class: "option" }, el("label", { for: id, text: option.name }), field, el("small", { id: `${id}-help`, text: help }));
 }
 
-/** Sends the form as multipart to `POST /jobs/{kind}` with XMLHttpRequest, whose upload reports progress. */
-function submit(form, onCreated) {
+/** Sends the form: one file through tus (`uploadResumable`), else multipart to `POST /jobs/{kind}` with XMLHttpRequest, whose upload reports progress. */
+async function submit(form, onCreated) {
   const error = document.getElementById("upload-error");
   const progress = document.getElementById("upload-progress");
   const bar = document.getElementById("upload-bar");
   const status = document.getElementById("upload-status");
   const button = form.querySelector("button[type=submit]");
-  const body = new FormData();
+  const options = {};
   for (const field of form.querySelectorAll("#options [name]")) {
-    if (field.value.trim() !== "") body.append(field.name, field.value.trim());
+    if (field.value.trim() !== "") options[field.name] = field.value.trim();
   }
   const inputs = [...form.querySelectorAll("#inputs input[type=file]")].filter((input) => input.files.length);
   if (!inputs.length) {
     error.textContent = "Choose a file first.";
     return;
   }
-  for (const input of inputs) body.append(input.name, input.files[0]);
-  const xhr = new XMLHttpRequest();
-  xhr.open("POST", `/jobs/${encodeURIComponent(form.elements.kind.value)}`);
-  for (const [name, value] of Object.entries(authorized({ Accept: "application/json" }))) xhr.setRequestHeader(name, value);
   const started = performance.now();
-  xhr.upload.addEventListener("progress", (event) => {
-    if (!event.lengthComputable) return;
+  const showProgress = (loaded, total) => {
     const elapsed = (performance.now() - started) / 1000;
-    const rate = event.loaded / Math.max(elapsed, 0.001);
-    bar.value = event.loaded / event.total;
-    const left = rate > 0 ? (event.total - event.loaded) / rate : Infinity;
-    status.textContent = `${percent(bar.value)} of ${bytes(event.total)} — ${(rate / 1e6).toFixed(1)} MB/s — ${seconds(left)} left`;
-  });
-  xhr.addEventListener("loadend", async () => {
+    const rate = loaded / Math.max(elapsed, 0.001);
+    bar.value = total ? loaded / total : 0;
+    const left = rate > 0 ? (total - loaded) / rate : Infinity;
+    status.textContent = `${percent(bar.value)} of ${bytes(total)} — ${(rate / 1e6).toFixed(1)} MB/s — ${seconds(left)} left`;
+  };
+  const done = (job) => {
     button.disabled = false;
-    if (xhr.status >= 200 && xhr.status < 300) {
-      status.textContent = "Uploaded.";
-      form.querySelectorAll("#inputs input[type=file]").forEach((input) => (input.value = ""));
-      onCreated(JSON.parse(xhr.responseText));
-    } else {
-      progress.hidden = true;
-      const failure = xhr.status ? await errorOf(xhr.status, async () => JSON.parse(xhr.responseText)) : null;
-      error.textContent = failure ? `${failure.code}: ${failure.message}` : "The upload failed: the connection was lost.";
-    }
-  });
+    status.textContent = "Uploaded.";
+    form.querySelectorAll("#inputs input[type=file]").forEach((input) => (input.value = ""));
+    onCreated(job);
+  };
+  const failed = (failure) => {
+    button.disabled = false;
+    progress.hidden = true;
+    error.textContent = failure ? `${failure.code}: ${failure.message}` : "The upload failed: the connection was lost.";
+  };
   error.textContent = "";
   bar.value = 0;
   status.textContent = "Starting…";
   progress.hidden = false;
   button.disabled = true;
+  const kind = form.elements.kind.value;
+  // A kind of one input goes through tus, resumable; mux's two files go as one multipart request.
+  if (inputs.length === 1 && inputs[0].name === "file") {
+    try {
+      const path = await uploadResumable(inputs[0].files[0], kind, options, showProgress);
+      done(await json(path));
+    } catch (failure) {
+      failed(failure instanceof ApiError ? failure : null);
+    }
+    return;
+  }
+  const body = new FormData();
+  for (const [name, value] of Object.entries(options)) body.append(name, value);
+  for (const input of inputs) body.append(input.name, input.files[0]);
+  const xhr = new XMLHttpRequest();
+  xhr.open("POST", `/jobs/${encodeURIComponent(kind)}`);
+  for (const [name, value] of Object.entries(authorized({ Accept: "application/json" }))) xhr.setRequestHeader(name, value);
+  xhr.upload.addEventListener("progress", (event) => {
+    if (event.lengthComputable) showProgress(event.loaded, event.total);
+  });
+  xhr.addEventListener("loadend", async () => {
+    if (xhr.status >= 200 && xhr.status < 300) return done(JSON.parse(xhr.responseText));
+    failed(xhr.status ? await errorOf(xhr.status, async () => JSON.parse(xhr.responseText)) : null);
+  });
   xhr.send(body);
 }

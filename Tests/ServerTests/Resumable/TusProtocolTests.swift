@@ -41,7 +41,7 @@ import Testing
             (try Curl.run(server.url("/uploads"), ["-X", "POST"] + Tus.version), 400, "invalid_request"),
             (try Tus.create(server, length: 10, ["-H", "Upload-Defer-Length: 1"]), 400, "invalid_request"),
             (try Tus.create(server, length: 10, metadata: "filename not*base64"), 400, "invalid_metadata"),
-            (try Tus.create(server, length: 10, metadata: "kind \(Tus.base64("transcode"))"), 400, "invalid_option"),
+            (try Tus.create(server, length: 10, metadata: "kind \(Tus.base64("sharpen"))"), 400, "invalid_option"),
             (
                 try Tus.create(server, length: 10, metadata: "kind \(Tus.base64("remux")),format \(Tus.base64("avi"))"),
                 400, "invalid_option"
