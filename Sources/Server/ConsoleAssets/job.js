@@ -1,9 +1,14 @@
 // One job: its state (live through `GET /jobs/{id}/events`), inputs and outputs with size, SHA-256 and
-// download links, a <video> or <audio> preview of each playable output, warnings, the error, the log,
-// cancel or delete, and the equivalent curl command.
+// download links, a <video> or <audio> preview of each playable output and an <img> of each picture,
+// warnings, the error, the log, cancel or delete, and the equivalent curl command.
 
 import { follow, json, request, token } from "./api.js";
 import { bytes, duration, el, percent, terminalStates, time } from "./format.js";
+
+/** Output types a media element plays on its own (not HLS playlists, DASH manifests or segments). */
+const playableTypes = /^(video\/(mp4|webm|quicktime|x-matroska)|audio\/(mp4|mpeg|aac|wav|ogg|webm))$/;
+/** Previews of each kind shown at most; the rest are in the outputs' table. */
+const previewLimit = 24;
 
 export class JobView {
   constructor() {
@@ -70,16 +75,31 @@ export class JobView {
     this.root.replaceChildren(...parts.filter(Boolean));
   }
 
-  /** A <video> or <audio> for each output whose type plays in a page. */
+  /**
+   * A <video> or <audio> for each output that plays in a page on its own, and an <img> for each picture
+   * (thumbnails, a sprite sheet, a waveform), at most `previewLimit` of each. A package's files (in its
+   * folders: segments, init segments) are not standalone media and get none.
+   */
   previews(job) {
-    const playable = (job.outputs ?? []).filter((file) => /^(video|audio)\//.test(file.content_type ?? ""));
-    if (!playable.length) return null;
+    const standalone = (job.outputs ?? []).filter((file) => !file.name.includes("/"));
+    const playable = standalone.filter((file) => playableTypes.test(file.content_type ?? "")).slice(0, previewLimit);
+    const pictures = standalone.filter((file) => /^image\//.test(file.content_type ?? "")).slice(0, previewLimit);
+    if (!playable.length && !pictures.length) return null;
     const section = el("section", {}, el("h3", { text: "Preview" }));
     for (const file of playable) {
       const tag = file.content_type.startsWith("video/") ? "video" : "audio";
       const media = el(tag, { controls: true, preload: "metadata", "aria-label": `Preview of ${file.name}`, "data-output": file.name });
       this.source(file.url).then((url) => (media.src = url));
       section.append(el("figure", {}, media, el("figcaption", { text: file.name })));
+    }
+    if (pictures.length) {
+      const grid = el("div", { class: "pictures" });
+      for (const file of pictures) {
+        const picture = el("img", { alt: file.name, loading: "lazy", "data-output": file.name });
+        this.source(file.url).then((url) => (picture.src = url));
+        grid.append(el("figure", {}, picture, el("figcaption", { text: file.name })));
+      }
+      section.append(grid);
     }
     return section;
   }
