@@ -61,8 +61,9 @@ struct HiddenLeadIn {
         /// The decoder that gets every packet, and the one that gets none of those left out.
         let decoders: (whole: Decoder, trimmed: Decoder)
         var verdict = Verdict.undecided
-        /// Hidden packets held until the first shown one says how many there are.
-        private var hidden: [Packet] = []
+        /// The hidden leading packets so far, and the last of them, which the trimmed decoding starts with.
+        private var hiddenCount = 0
+        private var lastHidden: Packet?
         /// Where the first shown packet starts: frames from here on must match.
         private var shownFrom: Int64?
         private(set) var leftOut = 0
@@ -72,30 +73,28 @@ struct HiddenLeadIn {
         init(decoders: (whole: Decoder, trimmed: Decoder)) { self.decoders = decoders }
 
         mutating func take(_ packet: Packet) throws {
-            if shownFrom == nil {
-                guard packet.isDiscarded else { return try start(at: packet) }
-                hidden.append(try packet.clone())
-                return
-            }
+            let hidden = shownFrom == nil && packet.isDiscarded
+            if shownFrom == nil, !hidden { try start(at: packet) }
+            guard verdict == .undecided else { return }
             packet.revealHiddenSamples()
-            try decode(packet, both: true)
+            try decode(packet, both: !hidden)
+            if hidden {
+                hiddenCount += 1
+                lastHidden = try packet.clone()
+            }
         }
 
-        /// At the first shown packet: at most one hidden packet leaves nothing to leave out.
+        /// At the first shown packet, the trimmed decoding starts with the last hidden one; at most one hidden
+        /// packet leaves nothing to leave out.
         private mutating func start(at packet: Packet) throws {
-            guard hidden.count > 1, let start = packet.pts else {
+            guard hiddenCount > 1, let lastHidden, let start = packet.pts else {
                 verdict = .keep
                 return
             }
             shownFrom = start
-            leftOut = hidden.count - 1
-            for (position, earlier) in hidden.enumerated() {
-                earlier.revealHiddenSamples()
-                try decode(earlier, both: position == hidden.count - 1)
-            }
-            hidden = []
-            packet.revealHiddenSamples()
-            try decode(packet, both: true)
+            leftOut = hiddenCount - 1
+            try decoders.trimmed.send(lastHidden)
+            while try decoders.trimmed.receive(into: frame) {}
         }
 
         /// Whether the rest, once both decoders are drained, matched.
