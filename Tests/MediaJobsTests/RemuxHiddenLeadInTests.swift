@@ -63,4 +63,25 @@ import Testing
         let problems = try Lossless.problems(input: input, output: output, primingMayShow: true, hiddenMayShow: true)
         #expect(problems.isEmpty, "\(problems)")
     }
+
+    /// DTS, whose decoder remux does not run (its input policy), under the same edit list: the check
+    /// cannot decode it, so the track is copied whole and every hidden packet named, not refused (as it was
+    /// when the check opened a decoder for every audio track).
+    @Test func aTrackRemuxDoesNotDecodeIsCopiedWhole() throws {
+        let plain = try Fixtures.make(
+            "tone-dts.mp4",
+            [
+                "-f", "lavfi", "-i", "sine=frequency=330:sample_rate=48000:duration=3", "-ac", "2", "-c:a", "dca",
+                "-strict", "experimental", "-f", "mp4",
+            ])
+        let input = try Fixtures.make("tone-dts-hidden-second.mp4", ["-itsoffset", "-1", "-i", plain, "-c", "copy"])
+        let hidden = try Self.hiddenPackets(input)
+        #expect(hidden > 40)
+        let scratch = try Scratch("lead-in-dts")
+        let (output, result) = try remux(input, to: .mkv, in: scratch)
+        #expect(result.tracks.first?.packets == (try Oracle.packetCount(input, stream: "a:0")))
+        #expect(result.warnings.contains { $0.contains("\(hidden) packets that the input's edit list hides") })
+        let problems = try Lossless.problems(input: input, output: output, primingMayShow: true, hiddenMayShow: true)
+        #expect(problems.isEmpty, "\(problems)")
+    }
 }

@@ -20,22 +20,30 @@ struct HiddenLeadIn {
 
     /// Finds, for each of `tracks` (audio, by input index) of the input at `path`, the hidden leading
     /// packets that can go. Reads the input a second time; stops as soon as no track has any left to check.
+    ///
+    /// Only a track whose first packet is hidden is decoded. One whose decoder the stream-copy policy does
+    /// not allow (e.g. MP2) or libav cannot open (xHE-AAC in libav 5.1) is copied whole, as before.
     init(path: String, container: InputContainer, tracks: [Int]) throws {
         let input = try InputFile(path: path, container: container, policy: .streamCopy)
         try input.findStreamInfo()
-        var checks: [Int: Check] = [:]
-        for stream in input.streams {
-            let index = Int(stream.pointee.index)
-            if tracks.contains(index) {
-                checks[index] = Check(
-                    decoders: (try Decoder(stream: stream, of: input), try Decoder(stream: stream, of: input)))
-            } else {
-                stream.pointee.discard = AVDISCARD_ALL
-            }
+        var unseen = Set(tracks)
+        for stream in input.streams where !unseen.contains(Int(stream.pointee.index)) {
+            stream.pointee.discard = AVDISCARD_ALL
         }
+        var checks: [Int: Check] = [:]
         let packet = Packet()
-        while !checks.isEmpty, try input.read(into: packet) {
+        while !checks.isEmpty || !unseen.isEmpty, try input.read(into: packet) {
             let index = packet.streamIndex
+            if unseen.remove(index) != nil {
+                let stream = input.stream(index)
+                guard packet.isDiscarded, let whole = try? Decoder(stream: stream, of: input),
+                    let trimmed = try? Decoder(stream: stream, of: input)
+                else {
+                    stream.pointee.discard = AVDISCARD_ALL
+                    continue
+                }
+                checks[index] = Check(decoders: (whole, trimmed))
+            }
             guard var check = checks[index] else { continue }
             do {
                 try check.take(packet)
