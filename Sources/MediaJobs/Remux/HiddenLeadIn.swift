@@ -6,9 +6,9 @@ import MediaCore
 ///
 /// An MP4 edit list can hide far more than an encoder's priming (a file cut by editing its list, 25 AAC
 /// packets of it), and such a target would play all of it. A decoder needs the packet before the first
-/// shown one to decode that one exactly (an MDCT's overlap), and no more for most codecs, but some carry
-/// state further (AAC's noise substitution draws from a generator that every noisy band advances; SBR;
-/// Opus). So it is checked, not assumed: each audio track with more than one hidden leading packet is
+/// shown one to decode that one exactly (an MDCT's overlap), and often no more, but a decoder can carry
+/// state further (AAC's noise substitution draws from a generator that every noisy band advances). So it
+/// is checked, not assumed: each audio track with more than one hidden leading packet is
 /// decoded twice, once whole and once from the last hidden packet on, and the packets before that are
 /// left out only when every frame from the first shown packet on decodes to the same samples both ways.
 struct HiddenLeadIn {
@@ -22,7 +22,7 @@ struct HiddenLeadIn {
     /// packets that can go. Reads the input a second time; stops as soon as no track has any left to check.
     ///
     /// Only a track whose first packet is hidden is decoded. One whose decoder the stream-copy policy does
-    /// not allow (e.g. MP2) or libav cannot open (xHE-AAC in libav 5.1) is copied whole, as before.
+    /// not allow (e.g. DTS) or libav cannot open (xHE-AAC in libav 5.1) is copied whole, as before.
     init(path: String, container: InputContainer, tracks: [Int]) throws {
         let input = try InputFile(path: path, container: container, policy: .streamCopy)
         try input.findStreamInfo()
@@ -76,6 +76,8 @@ struct HiddenLeadIn {
         private var shownFrom: Int64?
         private(set) var leftOut = 0
         private var pending: (whole: [[UInt8]], trimmed: [[UInt8]]) = ([], [])
+        /// Frames found the same both ways: none (a decoder that times no frame) proves nothing.
+        private var matched = 0
         private let frame = Frame()
 
         init(decoders: (whole: Decoder, trimmed: Decoder)) { self.decoders = decoders }
@@ -108,7 +110,7 @@ struct HiddenLeadIn {
         /// Whether the rest, once both decoders are drained, matched.
         mutating func finish() throws -> Bool {
             try decode(nil, both: true)
-            return verdict == .undecided && pending.whole.isEmpty && pending.trimmed.isEmpty
+            return verdict == .undecided && matched > 0 && pending.whole.isEmpty && pending.trimmed.isEmpty
         }
 
         private mutating func decode(_ packet: Packet?, both: Bool) throws {
@@ -124,6 +126,7 @@ struct HiddenLeadIn {
                 }
                 pending.whole.removeFirst()
                 pending.trimmed.removeFirst()
+                matched += 1
             }
         }
 
