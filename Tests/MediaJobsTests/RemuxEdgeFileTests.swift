@@ -73,4 +73,23 @@ import Testing
             #expect(problems.isEmpty, "\(format): \(problems)")
         }
     }
+
+    /// An H.263 3GP whose `pasp` says 1:1 while its picture header implies 12:11, as Android phones write
+    /// it: the muxers refused the pair ("Aspect ratio mismatch"); now the container's ratio goes to both,
+    /// as the ffmpeg CLI does it, and every frame is kept.
+    @Test func aContainerAspectRatioOverTheBitstreamsIsKept() throws {
+        let plain = try Fixtures.make(
+            "h263.3gp", ["-f", "lavfi", "-i", "testsrc=size=176x144:rate=15:duration=1", "-c:v", "h263"])
+        let sources = try Scratch("aspect-source")
+        let input = sources.file("pasp.3gp")
+        try Command.run("ffmpeg", ["-v", "error", "-i", plain, "-c", "copy", "-aspect", "11:9", input])
+        #expect(try Oracle.streams(input).first?["sample_aspect_ratio"] as? String == "1:1")
+        let scratch = try Scratch("aspect")
+        for format in [ContainerFormat.mp4, .mkv] {
+            let (output, _) = try remux(input, to: format, in: scratch)
+            #expect(try Oracle.streams(output).first?["sample_aspect_ratio"] as? String == "1:1", "\(format)")
+            let problems = try Lossless.problems(input: input, output: output, primingMayShow: true)
+            #expect(problems.isEmpty, "\(format): \(problems)")
+        }
+    }
 }

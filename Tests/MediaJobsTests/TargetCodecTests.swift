@@ -47,4 +47,43 @@ import Testing
                 "\(codec) in \(alternative)")
         }
     }
+
+    /// A QuickTime file with half-rate AC-3 (`bsid` 9, 24 kHz): 192 kbit/s AC-3 at 48 kHz from the ffmpeg
+    /// CLI, whose frames (all 768 bytes) get `bsid` 9, which halves the rate and changes nothing else.
+    static func halfRateAC3(in scratch: Scratch) throws -> String {
+        let raw = try Self.audio("ac3", "ac3")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+        for frame in stride(from: 0, to: bytes.count - 5, by: 768) {
+            #expect(bytes[frame] == 0x0B && bytes[frame + 1] == 0x77, "an AC-3 frame at \(frame)")
+            bytes[frame + 5] = 9 << 3 | bytes[frame + 5] & 0x07
+        }
+        let patched = try scratch.write("half-rate.ac3", bytes)
+        let input = scratch.file("half-rate.mov")
+        try Command.run("ffmpeg", ["-v", "error", "-f", "ac3", "-i", patched, "-c", "copy", input])
+        return input
+    }
+
+    /// MP4 holds AC-3 at its full rates only (libav 5.1's muxer found out at the trailer, as an `io_error`
+    /// after all the work): refused up front, with the formats that hold it, which keep every sample.
+    @Test func halfRateAC3IsRefusedByMP4BeforeAnythingIsWritten() throws {
+        let sources = try Scratch("ac3-source")
+        let input = try Self.halfRateAC3(in: sources)
+        #expect(try Oracle.streams(input).first?["sample_rate"] as? String == "24000")
+        let scratch = try Scratch("ac3-target")
+        for target in [ContainerFormat.mp4, .m4a] {
+            let error = #expect(throws: MediaError.self) {
+                try remux(input, to: target, in: scratch)
+            }
+            #expect(error?.code == .unsupportedCodec)
+            #expect(error?.message.contains("ac3 at 24000 Hz") == true, "\(error?.message ?? "")")
+            #expect(error?.message.hasSuffix("formats that can: mov, mkv, ts, asf") == true, "\(error?.message ?? "")")
+        }
+        #expect(try scratch.listing().isEmpty)
+        for target in [ContainerFormat.mov, .mkv] {
+            let (output, _) = try remux(input, to: target, in: scratch)
+            #expect(
+                try Oracle.decodedHashes(output, streams: "0:a") == Oracle.decodedHashes(input, streams: "0:a"),
+                "\(target)")
+        }
+    }
 }

@@ -20,6 +20,13 @@ public final class Packet: LibavObject<AVPacket> {
         return Int(data[0]) | Int(data[1]) << 8 | Int(data[2]) << 16 | Int(data[3]) << 24
     }
 
+    /// Clears what tells a decoder to hide samples (the discard flag, the skip-samples side data), so it
+    /// returns everything the packet decodes to.
+    public func revealHiddenSamples() {
+        pointer.pointee.flags &= ~AV_PKT_FLAG_DISCARD
+        av_packet_free_side_data(pointer)
+    }
+
     /// Drops the payload and side data, keeping the allocation for reuse.
     public func unref() { av_packet_unref(pointer) }
 

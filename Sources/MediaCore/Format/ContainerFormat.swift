@@ -57,6 +57,23 @@ public enum ContainerFormat: String, Sendable, Codable, CaseIterable {
         return avformat_query_codec(format, codec, compliance) != 0
     }
 
+    /// Whether this format can hold a track of `codec` at `sampleRate` Hz: the codec (see
+    /// `carries(_:muxer:compliance:)`) and the variant the rate implies.
+    ///
+    /// MP4 and M4A hold AC-3 only as ETSI TS 102 366 defines it (a `dac3` box), at 48, 44.1 or 32 kHz
+    /// (`bsid` ≤ 8); libav 5.1's mp4 muxer refuses the half- and quarter-rate variants (`bsid` 9 and 10,
+    /// RealAudio's DolbyNet) only as it writes the `moov`, after every packet: at the end of a faststart
+    /// file. QuickTime (`mov`) writes no `dac3` and takes them.
+    public func carries(_ codec: AVCodecID, sampleRate: Int32) -> Bool {
+        if self == .mp4 || self == .m4a, codec == AV_CODEC_ID_AC3, !Self.standardAC3Rates.contains(sampleRate) {
+            return false
+        }
+        return carries(codec)
+    }
+
+    /// The sample rates of AC-3 streams with `bsid` 8 or lower.
+    private static let standardAC3Rates: Set<Int32> = [48000, 44100, 32000]
+
     /// The codecs libav 5.1's mpegts muxer gives a stream type of their own.
     private static let transportStreamCodecs = [
         AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_MPEG1VIDEO, AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_MPEG4,

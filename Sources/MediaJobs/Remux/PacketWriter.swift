@@ -28,13 +28,32 @@ struct PacketWriter {
     /// Tracks with frames the input's edit list hides past its end, whose output edit must end early.
     private(set) var hiddenPastEnd: Set<Int> = []
 
-    init(output: OutputFile, plan: RemuxPlan, window: TrimWindow) {
+    /// Per track, how many of its leading hidden packets are still to be left out (see `HiddenLeadIn`).
+    private var leavingOut: [Int: Int]
+    /// Input indexes of the tracks whose first packet has arrived (and told their priming).
+    private var seen: Set<Int> = []
+
+    init(output: OutputFile, plan: RemuxPlan, window: TrimWindow, leavingOut: [Int: Int] = [:]) {
         self.output = output
         self.plan = plan
         self.window = window
+        self.leavingOut = leavingOut
+        for (index, count) in leavingOut.sorted(by: { $0.key < $1.key }) {
+            guard let route = plan.routes[index] else { continue }
+            warnings.append(
+                "track \(index) (\(route.codec)): the first \(count) packet\(count == 1 ? "" : "s") that the input's edit "
+                    + "list hides (all but the last before the first shown one) \(count == 1 ? "was" : "were") left out of "
+                    + "the \(plan.format) output, which cannot hide them; decoding was checked to give the same samples "
+                    + "from the first shown packet on")
+        }
     }
 
     mutating func write(_ packet: Packet, route: RemuxPlan.Route) throws {
+        if seen.insert(route.inputIndex).inserted { notePriming(packet, route: route) }
+        if let count = leavingOut[route.inputIndex], count > 0, packet.isDiscarded {
+            leavingOut[route.inputIndex] = count - 1
+            return
+        }
         guard route.kind == AVMEDIA_TYPE_VIDEO else { return try writeDecodable(packet, route: route) }
         for ready in try decodeTimes.admit(packet, track: route.inputIndex) {
             try writeDecodable(ready, route: route)
@@ -77,7 +96,6 @@ struct PacketWriter {
     }
 
     private mutating func process(_ packet: Packet, route: RemuxPlan.Route) throws {
-        if packetCounts[route.inputIndex, default: 0] == 0 { notePriming(packet, route: route) }
         if packet.isDiscarded { noteHidden(packet, route: route) }
         packetCounts[route.inputIndex, default: 0] += 1
         let shift = window.shift(for: route.inputTimeBase)

@@ -43,7 +43,11 @@ public struct RemuxJob: Sendable {
             options: options.muxerOptions(hasVideo: routes.contains { $0.kind == AVMEDIA_TYPE_VIDEO }))
         try plan.coverArt.writePictures(to: destination)
 
-        var writer = PacketWriter(output: destination, plan: plan, window: window)
+        let audio = routes.filter { $0.kind == AVMEDIA_TYPE_AUDIO }.map(\.inputIndex)
+        let leadIn =
+            try cutStart == nil && !plan.signalsPriming && !audio.isEmpty
+            ? HiddenLeadIn(path: input, container: container, tracks: audio) : HiddenLeadIn()
+        var writer = PacketWriter(output: destination, plan: plan, window: window, leavingOut: leadIn.dropped)
         let packet = Packet()
         var count = 0
         let timeBases = Dictionary(uniqueKeysWithValues: routes.map { ($0.inputIndex, $0.inputTimeBase) })

@@ -145,6 +145,22 @@ final class RemuxPlan {
         for streams: [UnsafeMutablePointer<AVStream>], format: ContainerFormat, warnings: inout [String]
     ) throws -> String {
         let codecs = streams.map { $0.pointee.codecpar.pointee.codec_id }
+        let variants = streams.map { $0.pointee.codecpar.pointee }.filter {
+            format.carries($0.codec_id) && !format.carries($0.codec_id, sampleRate: $0.sample_rate)
+        }
+        if let variant = variants.first {
+            let name = String(cString: avcodec_get_name(variant.codec_id))
+            let alternatives = ContainerFormat.allCases.filter { candidate in
+                streams.allSatisfy {
+                    candidate.carries(
+                        $0.pointee.codecpar.pointee.codec_id, sampleRate: $0.pointee.codecpar.pointee.sample_rate)
+                }
+            }
+            throw MediaError(
+                .unsupportedCodec,
+                "\(format) cannot hold \(name) at \(variant.sample_rate) Hz (only 48, 44.1 and 32 kHz)"
+                    + hint(alternatives))
+        }
         let unsupported = codecs.filter { !format.carries($0) }
         guard !unsupported.isEmpty else { return format.muxerName }
         let names = unsupported.map { String(cString: avcodec_get_name($0)) }.joined(separator: ", ")
@@ -159,9 +175,12 @@ final class RemuxPlan {
         let alternatives = ContainerFormat.allCases.filter { candidate in
             candidate != format && codecs.allSatisfy { candidate.carries($0) }
         }
-        let hint =
-            alternatives.isEmpty ? "" : "; formats that can: \(alternatives.map(\.rawValue).joined(separator: ", "))"
-        throw MediaError(.unsupportedCodec, "\(format) cannot hold \(names)\(hint)")
+        throw MediaError(.unsupportedCodec, "\(format) cannot hold \(names)" + hint(alternatives))
+    }
+
+    /// The end of an `unsupported_codec` message: the formats the user can retry with, if any.
+    private static func hint(_ alternatives: [ContainerFormat]) -> String {
+        alternatives.isEmpty ? "" : "; formats that can: \(alternatives.map(\.rawValue).joined(separator: ", "))"
     }
 
     /// ASF wants H.264/H.265 in Annex-B; MP4-style (length-prefixed) input is converted on the way.
