@@ -3,8 +3,8 @@ import CFFmpeg
 /// What a stream copy carries from an input stream to its output stream besides the codec parameters.
 public enum StreamCopy {
     /// Copies tags (language, handler), disposition, frame rates, sample aspect ratio (onto the codec
-    /// parameters too) and side data (the
-    /// display matrix among them): what fftools' stream copy (`init_output_stream_streamcopy`) carries over.
+    /// parameters too) and side data (the display matrix among them): what fftools' stream copy
+    /// (`init_output_stream_streamcopy`) carries over.
     /// FLV states its `framerate` and Matroska its default duration from the frame rates (without them FLV
     /// declares the time base's 1000 fps), the mov muxer needs them to write a `timecode` tag as a QuickTime
     /// timecode track, and HLS and DASH manifests state them.
