@@ -55,6 +55,16 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
         return try body(&layout)
     }
 
+    /// The channel layout as libav names it (`mono`, `stereo`, `5.1`), which libavfilter's `abuffer` and
+    /// `aformat` read.
+    public var channelLayoutName: String {
+        withChannelLayout { layout in
+            var buffer = [CChar](repeating: 0, count: 128)
+            av_channel_layout_describe(layout, &buffer, buffer.count)
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+    }
+
     /// Sets sample format, rate and layout on `frame` (before allocating its buffers).
     public func apply(to frame: Frame) throws {
         frame.pointer.pointee.format = sampleFormat.rawValue

@@ -8,14 +8,17 @@ public final class Decoder {
     public let context: UnsafeMutablePointer<AVCodecContext>
 
     /// A decoder for `stream` of `input`, configured from its codec parameters; `unsupported_codec` when
-    /// the input's policy does not allow that decoder.
-    public convenience init(stream: UnsafeMutablePointer<AVStream>, of input: InputFile) throws {
+    /// the input's policy does not allow that decoder. `threads` above 1 lets a video decoder work on
+    /// several frames or slices at once (0: as many as libav sees cores).
+    public convenience init(stream: UnsafeMutablePointer<AVStream>, of input: InputFile, threads: Int = 1) throws {
         let parameters = stream.pointee.codecpar!
         try self.init(
             codecID: parameters.pointee.codec_id, timeBase: stream.pointee.time_base, policy: input.policy
         ) { context in
             try LibavError.check(
                 avcodec_parameters_to_context(context, parameters), "reading codec parameters", code: .invalidInput)
+            context.pointee.thread_count = Int32(threads)
+            context.pointee.framerate = stream.pointee.avg_frame_rate
         }
     }
 

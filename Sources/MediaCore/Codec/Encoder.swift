@@ -49,6 +49,33 @@ public final class Encoder {
         return rates
     }
 
+    /// The libav encoder called `name` (e.g. `libx264`, `libopus`), set up by `configure` and opened with
+    /// the encoder's private `options` (e.g. `preset`, `x264-params`). An option the encoder does not
+    /// take is an `internal_error`: mediad builds these itself, never from a request.
+    public init(
+        named name: String, options: [String: String] = [:],
+        configure: (UnsafeMutablePointer<AVCodecContext>) throws -> Void
+    ) throws {
+        guard let codec = avcodec_find_encoder_by_name(name) else {
+            throw MediaError(.unsupportedCodec, "this libav has no \(name) encoder")
+        }
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw MediaError(.internalError, "avcodec_alloc_context3 failed")
+        }
+        self.context = context
+        try configure(context)
+        LibavLog.clearLastError()
+        let dictionary = LibavDictionary(options)
+        try LibavError.check(
+            avcodec_open2(context, codec, &dictionary.pointer), "cannot open the \(name) encoder",
+            code: .unsupportedCodec)
+        guard dictionary.remainingKeys.isEmpty else {
+            throw MediaError(
+                .internalError, "the \(name) encoder took no option \(dictionary.remainingKeys.joined(separator: ", "))"
+            )
+        }
+    }
+
     private init(codecID: AVCodecID, format: AudioFormat, configure: (UnsafeMutablePointer<AVCodecContext>) -> Void)
         throws
     {

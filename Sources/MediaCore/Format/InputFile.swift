@@ -155,6 +155,12 @@ public final class InputFile {
     /// Fraction of the file read so far, 0…1.
     public var progress: Double { size > 0 ? min(1, max(0, Double(position) / Double(size))) : 0 }
 
+    /// When the input's timeline starts, in seconds (MPEG-TS often starts at 1.4 s); 0 when not stated.
+    public var startTime: Double {
+        let value = context.pointee.start_time
+        return value == mediad_nopts_value() ? 0 : Double(value) / Double(AV_TIME_BASE)
+    }
+
     /// Duration in seconds, if the container states one.
     public var duration: Double? {
         let value = context.pointee.duration
