@@ -47,13 +47,14 @@ import Testing
         #expect(try JobKind.encode.primaryOutput(for: kind(.encode, ["format": "adts"])) == "output.aac")
         #expect(try JobKind.decode.primaryOutput(for: kind(.decode, ["format": "pcm"])) == "output.pcm")
         #expect(try JobKind.demux.primaryOutput(for: kind(.demux, [:])) == "info.json")
+        #expect(try JobKind.decode.primaryOutput(for: kind(.decode, ["format": "y4m"])) == "output.y4m")
     }
 
     @Test func takesFileOrAudioAndVideo() {
         for kind in JobCatalog.kinds {
             #expect(kind.inputs.map(\.name) == (kind == .mux ? ["audio", "video"] : ["file"]))
         }
-        #expect(JobKind.decode.inputs[0].policy.decoders == ["aac"])
+        #expect(JobKind.decode.inputs[0].policy.decoders == ["aac", "h264", "hevc"])
         #expect(JobKind.encode.inputs[0].storedName == "input")
         #expect(JobKind.mux.inputs[1].storedName == "video")
     }

@@ -49,8 +49,11 @@ extension InputPolicy {
     /// Raw H.264/H.265 Annex-B and ADTS AAC for mux.
     public static let elementaryStreams = InputPolicy(decoders: ["h264", "hevc", "aac"])
 
-    /// AAC decoding (decode): the AAC decoder and nothing else.
+    /// AAC decoding: the AAC decoder and nothing else.
     public static let aacDecoding = InputPolicy(decoders: ["aac"])
+
+    /// Decode: AAC to samples, H.264 and H.265 to frames.
+    public static let decoding = InputPolicy(decoders: ["aac", "h264", "hevc"])
 
     /// PCM input (encode from WAV): only the PCM sample formats mediad reads.
     public static let pcmDecoding = InputPolicy(decoders: pcmDecoders)
