@@ -5,7 +5,7 @@ struct Mediad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mediad",
         abstract:
-            "Encode, decode, mux, demux, remux and probe media files with libav, as an HTTP service or from the command line.",
+            "Encode, decode, mux, demux, remux, take thumbnails of, draw waveforms of and probe media files with libav, as an HTTP service or from the command line.",
         discussion: """
             Every command reads local files and writes its outputs under a temporary name, renaming them \
             only when complete. On failure it prints `error: <code>: <message>` and exits with status 1; \
@@ -19,7 +19,7 @@ struct Mediad: AsyncParsableCommand {
             DemuxCommand.self,
             MuxCommand.self,
             EncodeCommand.self,
-            DecodeCommand.self, SubmitCommand.self,
+            DecodeCommand.self, ThumbnailsCommand.self, WaveformCommand.self, SubmitCommand.self,
         ]
     )
 }

@@ -36,9 +36,20 @@ extension InputPolicy {
     /// Stream copy (remux, demux, probe): libav decodes a frame or two only to complete stream parameters,
     /// so the decoders are those of the codecs mediad's target containers carry, which covers what phones
     /// and cameras record; any other track is still described and copied from its container's data.
-    public static let streamCopy = InputPolicy(
-        decoders: ["aac", "mp3float", "mp3", "amrnb", "amrwb", "opus", "vorbis", "flac", "alac", "ac3", "eac3"]
-            + pcmDecoders + ["h264", "hevc", "h263", "mpeg4"])
+    public static let streamCopy = InputPolicy(decoders: audioDecoders + videoDecoders)
+
+    /// The audio decoders of the codecs mediad's containers carry, PCM included.
+    static let audioDecoders =
+        ["aac", "mp3float", "mp3", "amrnb", "amrwb", "opus", "vorbis", "flac", "alac", "ac3", "eac3"] + pcmDecoders
+
+    /// The video decoders of the codecs mediad's containers carry.
+    static let videoDecoders = ["h264", "hevc", "h263", "mpeg4"]
+
+    /// Audio analysis (waveform): every audio decoder of `streamCopy`, and no video decoder.
+    public static let audioDecoding = InputPolicy(decoders: audioDecoders)
+
+    /// Pictures (thumbnails): every video decoder of `streamCopy`, and no audio decoder.
+    public static let videoDecoding = InputPolicy(decoders: videoDecoders)
 
     /// Transcoding: the audio decoders of stream copy and the video decoders of the codecs phones,
     /// cameras and the web record (H.264, HEVC, VP8, VP9, AV1 through dav1d, MPEG-4 Part 2, H.263, MPEG-2,

@@ -4,7 +4,10 @@ import MediaCore
 /// OpenAPI check iterate this list; a new kind is added here and in its own folder.
 public enum JobCatalog {
     /// In the order help texts and error messages list them.
-    public static let kinds: [JobKind] = [EncodeJob.kind, DecodeJob.kind, MuxJob.kind, DemuxJob.kind, RemuxJob.kind]
+    public static let kinds: [JobKind] = [
+        EncodeJob.kind, DecodeJob.kind, MuxJob.kind, DemuxJob.kind, RemuxJob.kind, ThumbnailsJob.kind,
+        WaveformJob.kind,
+    ]
 
     /// The kinds' names, in catalog order.
     public static var names: [String] { kinds.map(\.rawValue) }

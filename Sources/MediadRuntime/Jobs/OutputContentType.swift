@@ -12,6 +12,10 @@ package enum OutputContentType {
         case "h264": return "video/h264"
         case "h265": return "video/h265"
         case "json": return "application/json"
+        case "jpg": return "image/jpeg"
+        case "png": return "image/png"
+        case "webp": return "image/webp"
+        case "vtt": return "text/vtt"
         default: return "application/octet-stream"
         }
     }
