@@ -65,6 +65,9 @@ public struct Y4MHeader: Sendable, Equatable {
         var tag = sampling
         if depth != 8 {
             tag += "p\(depth)"
+        } else if sampling == "420" && format == AV_PIX_FMT_YUVJ420P {
+            // libav's muxer names full-range 4:2:0 after JPEG, wherever its chroma sits.
+            tag += "jpeg"
         } else if sampling == "420" {
             switch chromaLocation {
             case AVCHROMA_LOC_TOPLEFT: tag += "paldv"
