@@ -32,20 +32,12 @@ final class ThumbnailPictures {
         var before: Frame? = nil
         var graph: FilterGraph? = nil
         var pushed = 0
-        while pushed < window, try seeker.next(into: latest) {
-            if pushed == 0, let shown = latest.bestEffortTimestamp, shown < target {
-                let spare = before ?? Frame()
-                before = latest
-                latest = spare
-                continue
-            }
-            let filters = try graph ?? makeGraph(for: latest, timeBase: seeker.stream.pointee.time_base)
-            graph = filters
-            // The graph keeps the frame's time: the decoder's best guess, which raw streams need.
-            latest.pts = latest.bestEffortTimestamp
-            try filters.push(latest, to: "in")
-            pushed += 1
-        }
+        // A seek that lands past the last keyframe before the end finds no frame: step back and read again.
+        repeat {
+            try read(
+                from: seeker, at: target, window: window, latest: &latest, before: &before, graph: &graph,
+                pushed: &pushed)
+        } while try graph == nil && before == nil && seeker.retreat()
         if graph == nil, let before {
             let filters = try makeGraph(for: before, timeBase: seeker.stream.pointee.time_base)
             graph = filters
@@ -60,6 +52,34 @@ final class ThumbnailPictures {
         }
         lastPicture = picture
         return Chosen(picture: picture, shownAt: picture.pts ?? target)
+    }
+
+    /// Reads frames up to the target (keeping the last one before it in `before`) and pushes `window`
+    /// frames from the target on into `graph`, made for the first of them.
+    private func read(
+        from seeker: FrameSeeker, at target: Int64, window: Int, latest: inout Frame, before: inout Frame?,
+        graph: inout FilterGraph?, pushed: inout Int
+    ) throws {
+        while pushed < window, try seeker.next(into: latest) {
+            if pushed == 0, let shown = latest.bestEffortTimestamp, shown < target {
+                let spare = before ?? Frame()
+                before = latest
+                latest = spare
+                continue
+            }
+            // The seek landed on a keyframe shown after the point: step back one and decode up to it.
+            if pushed == 0, before == nil, seeker.framesSinceSeek == 1,
+                latest.bestEffortTimestamp.map({ $0 > target }) == true, try seeker.retreat()
+            {
+                continue
+            }
+            let filters = try graph ?? makeGraph(for: latest, timeBase: seeker.stream.pointee.time_base)
+            graph = filters
+            // The graph keeps the frame's time: the decoder's best guess, which raw streams need.
+            latest.pts = latest.bestEffortTimestamp
+            try filters.push(latest, to: "in")
+            pushed += 1
+        }
     }
 
     /// The encoder for pictures of `picture`'s size, made again when the size changes (a stream that
