@@ -28,58 +28,19 @@ final class ThumbnailPictures {
     /// The picture for `target` (stream time base): from the first frame shown at or after it, or the last
     /// frame of the track when the track ends before it. Reads up to `window` frames from `seeker`.
     func picture(from seeker: FrameSeeker, at target: Int64, window: Int) throws -> Chosen? {
-        var latest = Frame()
-        var before: Frame? = nil
-        var graph: FilterGraph? = nil
-        var pushed = 0
+        let timeBase = seeker.stream.pointee.time_base
+        var frames = PointFrames(target: target, window: window) { try self.makeGraph(for: $0, timeBase: timeBase) }
         // A seek that lands past the last keyframe before the end finds no frame: step back and read again.
         repeat {
-            try read(
-                from: seeker, at: target, window: window, latest: &latest, before: &before, graph: &graph,
-                pushed: &pushed)
-        } while try graph == nil && before == nil && seeker.retreat()
-        if graph == nil, let before {
-            let filters = try makeGraph(for: before, timeBase: seeker.stream.pointee.time_base)
-            graph = filters
-            before.pts = before.bestEffortTimestamp
-            try filters.push(before, to: "in")
-        }
-        guard let graph else { return nil }
-        try graph.finish("in")
+            try frames.read(from: seeker)
+        } while try frames.isEmpty && seeker.retreat()
+        guard let graph = try frames.finishedGraph() else { return nil }
         let picture = Frame()
         guard try graph.pull(from: "out", into: picture) == .frame else {
             throw MediaError(.internalError, "the picture filter graph gave no frame")
         }
         lastPicture = picture
         return Chosen(picture: picture, shownAt: picture.pts ?? target)
-    }
-
-    /// Reads frames up to the target (keeping the last one before it in `before`) and pushes `window`
-    /// frames from the target on into `graph`, made for the first of them.
-    private func read(
-        from seeker: FrameSeeker, at target: Int64, window: Int, latest: inout Frame, before: inout Frame?,
-        graph: inout FilterGraph?, pushed: inout Int
-    ) throws {
-        while pushed < window, try seeker.next(into: latest) {
-            if pushed == 0, let shown = latest.bestEffortTimestamp, shown < target {
-                let spare = before ?? Frame()
-                before = latest
-                latest = spare
-                continue
-            }
-            // The seek landed on a keyframe shown after the point: step back one and decode up to it.
-            if pushed == 0, before == nil, seeker.framesSinceSeek == 1,
-                latest.bestEffortTimestamp.map({ $0 > target }) == true, try seeker.retreat()
-            {
-                continue
-            }
-            let filters = try graph ?? makeGraph(for: latest, timeBase: seeker.stream.pointee.time_base)
-            graph = filters
-            // The graph keeps the frame's time: the decoder's best guess, which raw streams need.
-            latest.pts = latest.bestEffortTimestamp
-            try filters.push(latest, to: "in")
-            pushed += 1
-        }
     }
 
     /// The encoder for pictures of `picture`'s size, made again when the size changes (a stream that
