@@ -83,6 +83,14 @@ public struct OptionReader {
         return rate
     }
 
+    /// Reads `key` with `parse`, or nil when absent; a value `parse` refuses (nil) is `invalid_option`
+    /// saying what was expected.
+    public mutating func value<T>(_ key: String, expecting expectation: String, _ parse: (String) -> T?) throws -> T? {
+        guard let raw = take(key) else { return nil }
+        guard let value = parse(raw) else { throw invalid(key, raw, expectation) }
+        return value
+    }
+
     /// Throws `invalid_option` naming every key that no accessor read.
     public func finish() throws {
         guard !values.isEmpty else { return }

@@ -5,7 +5,7 @@ struct Mediad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mediad",
         abstract:
-            "Encode, decode, mux, demux, remux, transcode, package (HLS, DASH) and probe media files with libav, as an HTTP service or from the command line.",
+            "Encode, decode, mux, demux, remux, transcode, package (HLS, DASH), take thumbnails of, draw waveforms of and probe media files with libav, as an HTTP service or from the command line.",
         discussion: """
             Every command reads local files and writes its outputs under a temporary name, renaming them \
             only when complete. On failure it prints `error: <code>: <message>` and exits with status 1; \
@@ -19,7 +19,8 @@ struct Mediad: AsyncParsableCommand {
             DemuxCommand.self, PackageCommand.self,
             MuxCommand.self,
             EncodeCommand.self,
-            DecodeCommand.self, TranscodeCommand.self, SubmitCommand.self,
+            DecodeCommand.self, TranscodeCommand.self, ThumbnailsCommand.self, WaveformCommand.self,
+            SubmitCommand.self,
         ]
     )
 }

@@ -14,7 +14,7 @@ import Testing
     }
 
     static func decodeError(_ input: String, _ scratch: Scratch) -> MediaError? {
-        let job = DecodeJob(input: input, output: scratch.file("output.wav"), options: .init())
+        let job = DecodeJob(input: input, output: scratch.file("output.wav"), options: .init(format: .wav))
         return #expect(throws: MediaError.self) { try job.run(JobContext()) }
     }
 

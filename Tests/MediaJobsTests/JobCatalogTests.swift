@@ -6,7 +6,10 @@ import Testing
 /// The catalog against the kinds it lists: names, option descriptions, validation on decode, outputs.
 @Suite struct JobCatalogTests {
     @Test func listsEveryKindOnceByName() {
-        #expect(JobCatalog.names == ["encode", "decode", "mux", "demux", "remux", "transcode", "package"])
+        #expect(
+            JobCatalog.names == [
+                "encode", "decode", "mux", "demux", "remux", "transcode", "package", "thumbnails", "waveform",
+            ])
         for kind in JobCatalog.kinds {
             #expect(JobKind(rawValue: kind.rawValue) == kind)
         }
@@ -39,6 +42,10 @@ import Testing
         #expect(throws: MediaError.self) { try decode(.encode, #"{"bitrate":1}"#) }
         #expect(throws: MediaError.self) { try decode(.decode, #"{"format":"wav","sample_format":"s16be"}"#) }
         #expect(throws: (any Error).self) { try decode(.mux, #"{"fps":"1000"}"#) }
+        #expect(try decode(.thumbnails, "{}") == kind(.thumbnails, ["count": "1"]))
+        #expect(throws: MediaError.self) { try decode(.thumbnails, #"{"times":[1],"count":2}"#) }
+        #expect(throws: MediaError.self) { try decode(.waveform, #"{"bits":12}"#) }
+        #expect(throws: (any Error).self) { try decode(.waveform, #"{"waveform_color":"blue"}"#) }
     }
 
     @Test func namesThePrimaryOutputFromTheOptions() throws {
@@ -47,13 +54,18 @@ import Testing
         #expect(try JobKind.encode.primaryOutput(for: kind(.encode, ["format": "adts"])) == "output.aac")
         #expect(try JobKind.decode.primaryOutput(for: kind(.decode, ["format": "pcm"])) == "output.pcm")
         #expect(try JobKind.demux.primaryOutput(for: kind(.demux, [:])) == "info.json")
+        #expect(try JobKind.decode.primaryOutput(for: kind(.decode, ["format": "y4m"])) == "output.y4m")
+        #expect(try JobKind.thumbnails.primaryOutput(for: kind(.thumbnails, ["format": "webp"])) == "thumb_0001.webp")
+        #expect(try JobKind.waveform.primaryOutput(for: kind(.waveform, [:])) == "waveform.json")
     }
 
     @Test func takesFileOrAudioAndVideo() {
         for kind in JobCatalog.kinds {
             #expect(kind.inputs.map(\.name) == (kind == .mux ? ["audio", "video"] : ["file"]))
         }
-        #expect(JobKind.decode.inputs[0].policy.decoders == ["aac"])
+        #expect(JobKind.decode.inputs[0].policy.decoders == ["aac", "h264", "hevc"])
+        #expect(!JobKind.waveform.inputs[0].policy.allowsDecoder("h264"))
+        #expect(!JobKind.thumbnails.inputs[0].policy.allowsDecoder("aac"))
         #expect(JobKind.encode.inputs[0].storedName == "input")
         #expect(JobKind.mux.inputs[1].storedName == "video")
     }

@@ -13,7 +13,8 @@ public enum Parsers {
     /// pads through a queue into a `fakesink`: every stream demuxed, parsed and decoded; a single sink would
     /// leave the other pads unlinked, which can stall the pipeline) and `gst-discoverer-1.0` describes it.
     /// Any error or warning, a failed or timed-out run, or another stream count is a problem. (GStreamer's
-    /// AAC and H.264 decoders come from gst-libav; the container is read by GStreamer's own demuxer.)
+    /// AAC and H.264 decoders come from gst-libav; the container is read by GStreamer's own demuxer. A JPEG,
+    /// PNG or WebP picture is one stream, read by jpegdec, pngdec or webpdec; a Y4M file by y4mdec.)
     public static func gstreamerProblems(_ path: String, streams: Int) throws -> [String] {
         var problems: [String] = []
         let branches = (0..<streams).flatMap { _ in ["d.", "!", "queue", "!", "fakesink"] }
@@ -30,7 +31,7 @@ public enum Parsers {
         let text = discover.text + discover.stderr
         let found = text.split(separator: "\n").filter {
             let line = $0.trimmingCharacters(in: .whitespaces)
-            return line.hasPrefix("audio #") || line.hasPrefix("video #")
+            return line.hasPrefix("audio #") || line.hasPrefix("video #") || line.hasPrefix("video(image) #")
         }.count
         if discover.status != 0 || text.contains("WARNING") || text.contains("rror") || found != streams {
             problems.append("gst-discoverer-1.0 found \(found) of \(streams) streams: \(text.suffix(1500))")

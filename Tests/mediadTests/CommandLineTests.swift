@@ -18,7 +18,9 @@ import Testing
     @Test func helpListsEveryCommand() throws {
         let help = try mediad("--help")
         #expect(help.status == 0)
-        for command in ["probe", "remux", "demux", "package", "mux", "encode", "decode", "transcode"] {
+        for command in [
+            "probe", "remux", "demux", "package", "mux", "encode", "decode", "transcode", "thumbnails", "waveform",
+        ] {
             #expect(help.text.contains(command))
             let sub = try mediad(command, "--help")
             #expect(sub.status == 0)

@@ -36,9 +36,26 @@ extension InputPolicy {
     /// Stream copy (remux, demux, probe): libav decodes a frame or two only to complete stream parameters,
     /// so the decoders are those of the codecs mediad's target containers carry, which covers what phones
     /// and cameras record; any other track is still described and copied from its container's data.
-    public static let streamCopy = InputPolicy(
-        decoders: ["aac", "mp3float", "mp3", "amrnb", "amrwb", "opus", "vorbis", "flac", "alac", "ac3", "eac3"]
-            + pcmDecoders + ["h264", "hevc", "h263", "mpeg4"])
+    public static let streamCopy = InputPolicy(decoders: audioDecoders + videoDecoders)
+
+    /// The audio decoders of the codecs mediad's containers carry, PCM included.
+    static let audioDecoders =
+        ["aac", "mp3float", "mp3", "amrnb", "amrwb", "opus", "vorbis", "flac", "alac", "ac3", "eac3"] + pcmDecoders
+
+    /// The video decoders of the codecs mediad's containers carry.
+    static let videoDecoders = ["h264", "hevc", "h263", "mpeg4"]
+
+    /// Audio analysis (waveform): every audio decoder of `streamCopy`, and no video decoder.
+    public static let audioDecoding = InputPolicy(decoders: audioDecoders)
+
+    /// Pictures (thumbnails): every video decoder of `streamCopy`, and no audio decoder.
+    public static let videoDecoding = InputPolicy(decoders: videoDecoders)
+
+    /// Transcoding: the audio decoders of stream copy and the video decoders of the codecs phones,
+    /// cameras and the web record (H.264, HEVC, VP8, VP9, AV1 through dav1d, MPEG-4 Part 2, H.263, MPEG-2,
+    /// ProRes), which a transcode decodes in full.
+    public static let transcoding = InputPolicy(
+        decoders: streamCopy.decoders + ["vp8", "vp9", "libdav1d", "mpeg2video", "prores"])
 
     /// Transcoding: the audio decoders of stream copy and the video decoders of the codecs phones,
     /// cameras and the web record (H.264, HEVC, VP8, VP9, AV1 through dav1d, MPEG-4 Part 2, H.263, MPEG-2,
@@ -49,8 +66,11 @@ extension InputPolicy {
     /// Raw H.264/H.265 Annex-B and ADTS AAC for mux.
     public static let elementaryStreams = InputPolicy(decoders: ["h264", "hevc", "aac"])
 
-    /// AAC decoding (decode): the AAC decoder and nothing else.
+    /// AAC decoding: the AAC decoder and nothing else.
     public static let aacDecoding = InputPolicy(decoders: ["aac"])
+
+    /// Decode: AAC to samples, H.264 and H.265 to frames.
+    public static let decoding = InputPolicy(decoders: ["aac", "h264", "hevc"])
 
     /// PCM input (encode from WAV): only the PCM sample formats mediad reads.
     public static let pcmDecoding = InputPolicy(decoders: pcmDecoders)

@@ -65,7 +65,7 @@ extension MediaInfo.Track {
     }
 
     /// Clockwise degrees from a display matrix in stream side data, or nil when there is none.
-    static func rotation(_ stream: UnsafeMutablePointer<AVStream>) -> Int? {
+    public static func rotation(_ stream: UnsafeMutablePointer<AVStream>) -> Int? {
         var size: Int = 0
         guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
             return nil

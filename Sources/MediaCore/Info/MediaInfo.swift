@@ -71,10 +71,12 @@ public struct MediaInfo: Codable, Sendable, Equatable {
         public var skipped: String?
         /// Samples of encoder delay a decoder trims at the start (AAC priming), when the container says.
         public var primingSamples: Int?
+        /// probe with `loudness=true` only: the audio track's EBU R128 loudness.
+        public var loudness: TrackLoudness?
 
         enum CodingKeys: String, CodingKey {
             case index, kind, codec, profile, duration, language, channels, width, height, rotation, disposition
-            case output, skipped
+            case output, skipped, loudness
             case codecTag = "codec_tag"
             case bitRate = "bit_rate"
             case startTime = "start_time"

@@ -13,6 +13,10 @@ public struct OptionDescription: Sendable, Equatable {
         case bitRate = "bit_rate"
         /// Frames per second, e.g. `25`, `29.97` or `30000/1001`.
         case frameRate = "frame_rate"
+        /// Seconds separated by commas, e.g. `1,2.5,10`.
+        case secondsList = "seconds_list"
+        /// An sRGB colour in hex, `RRGGBB` or `RRGGBBAA`, e.g. `3a74e6`.
+        case color
     }
 
     /// The key in queries and form fields (`sample_rate`); the CLI flag is its kebab-case form.

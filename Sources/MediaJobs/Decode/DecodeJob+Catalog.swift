@@ -5,10 +5,14 @@ extension DecodeJob: MediaJob {
 
     public static let inputs = [
         JobInputPart(
-            "file", accepting: acceptedInputs, policy: .aacDecoding, summary: "ADTS AAC, M4A or MP4")
+            "file", accepting: acceptedInputs, policy: .decoding,
+            summary: "AAC (ADTS, M4A, MP4) or H.264/H.265 (Annex-B, MP4, Matroska, MPEG-TS)")
     ]
 
-    public static func primaryOutput(for options: Options) -> String { "output." + options.format.rawValue }
+    /// `output.<format>`; without a format, `output.wav`, which a video-only input turns into `output.y4m`.
+    public static func primaryOutput(for options: Options) -> String {
+        "output." + (options.format ?? .wav).rawValue
+    }
 
     public static func run(
         _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
@@ -19,10 +23,14 @@ extension DecodeJob: MediaJob {
 
 extension DecodeJob.Options: JobOptionSet {
     public static let descriptions: [OptionDescription] = [
-        .choice("format", of: Format.self, default: .wav, help: "wav: PCM with a RIFF/WAVE header; pcm: raw samples."),
+        .choice(
+            "format", of: Format.self,
+            help:
+                "wav or pcm: the AAC track's samples; y4m, yuv (planar, the decoder's pixel format) or nv12: the "
+                + "H.264/H.265 track's frames. Default: wav for an input with audio, y4m for video only."),
         .choice(
             "sample_format", of: SampleFormat.self, default: .s16le,
-            help: "The output's sample format; WAV takes the little-endian ones."),
+            help: "The output's sample format (audio only); WAV takes the little-endian ones."),
     ]
 }
 

@@ -16,9 +16,7 @@ extension DemuxJob: MediaJob {
     public static func run(
         _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
     ) throws -> DemuxResult {
-        let parent = (output as NSString).deletingLastPathComponent
-        let directory = parent.isEmpty ? "." : parent
-        return try DemuxJob(input: inputs.path(of: "file"), outputDirectory: directory).run(context)
+        try DemuxJob(input: inputs.path(of: "file"), outputDirectory: OutputDirectory.containing(output)).run(context)
     }
 
     /// Demux takes no options.

@@ -30,7 +30,7 @@ public struct DemuxJob: Sendable {
         guard !kinds.isEmpty else {
             throw MediaError(.missingStream, "the input has no AAC, H.264 or H.265 track to extract")
         }
-        try createDirectory()
+        try OutputDirectory.create(outputDirectory)
 
         var extractors: [Int: ElementaryStreamExtractor] = [:]
         var namesUsed: [String: Int] = [:]
@@ -77,14 +77,5 @@ public struct DemuxJob: Sendable {
         context.reportProgress(1)
         // info.json, an output, keeps every tag whole; the result goes into the job's record and is capped.
         return DemuxResult(outputs: outputs, warnings: warnings, info: info.reported())
-    }
-
-    private func createDirectory() throws {
-        do {
-            try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw MediaError(
-                .ioError, "cannot create the output directory \(outputDirectory): \(error.localizedDescription)")
-        }
     }
 }

@@ -15,14 +15,19 @@ package enum ProbeChild {
     /// The longest a probe may take: it reads headers and a few frames, and a client waits for it.
     package static let timeout: TimeInterval = 30
 
-    /// The file's description, capped for reporting (`MediaInfo.reported`), or why it has none.
-    package static func probe(_ path: String, settings: IsolationSettings) throws -> MediaInfo {
+    /// The file's description, capped for reporting (`MediaInfo.reported`), or why it has none. Measuring
+    /// loudness decodes every audio track, so it gets a job's timeout for the file's size instead of
+    /// `timeout`.
+    package static func probe(_ path: String, settings: IsolationSettings, loudness: Bool = false) throws
+        -> MediaInfo
+    {
         var file = stat()
-        let timeout = min(Self.timeout, settings.timeout(inputBytes: stat(path, &file) == 0 ? Int64(file.st_size) : 0))
+        let jobTimeout = settings.timeout(inputBytes: stat(path, &file) == 0 ? Int64(file.st_size) : 0)
+        let timeout = loudness ? jobTimeout : min(Self.timeout, jobTimeout)
         // A probe writes no file, so it may write none.
         let limits = WorkerLimits(
             memory: settings.jobMemory, maxOutput: 0, cpuSeconds: settings.cpuSeconds(timeout: timeout))
-        let child = WorkerChild(probing: path, limits: limits)
+        let child = WorkerChild(probing: path, limits: limits, loudness: loudness)
         do {
             try child.start()
         } catch {

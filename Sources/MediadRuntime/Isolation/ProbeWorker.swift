@@ -10,8 +10,9 @@ import MediaJobs
 /// crash costs this process only. The description is capped (`MediaInfo.reported`) before it is written,
 /// so the line stays far below what the server reads.
 public enum ProbeWorker {
-    /// Probes the file and writes the answer (a description or an error); the command then exits 0.
-    public static func run(path: String, limits: WorkerLimits) {
+    /// Probes the file (measuring its loudness when asked) and writes the answer (a description or an
+    /// error); the command then exits 0.
+    public static func run(path: String, limits: WorkerLimits, loudness: Bool = false) {
         ServerTether.holdIfStartedByServer()
         JobWorker.closeInheritedSockets()
         // libav's complaints about a broken file go to stderr, whose tail the server keeps for errors.
@@ -19,7 +20,7 @@ public enum ProbeWorker {
         let message: WorkerMessage
         do {
             try limits.apply()
-            let info = try JobCatalog.probe(path)
+            let info = try JobCatalog.probe(path, loudness: loudness)
             message = WorkerMessage(succeeded: WorkerMessage.Success(probe: info))
         } catch let error as MediaError {
             message = WorkerMessage(failed: JobWorker.classify(error))

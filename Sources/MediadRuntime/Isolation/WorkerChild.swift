@@ -76,9 +76,9 @@ package final class WorkerChild: @unchecked Sendable {
             ])
     }
 
-    /// A `mediad probe-worker` describing the file at `path`.
-    package convenience init(probing path: String, limits: WorkerLimits) {
-        self.init(arguments: ["probe-worker"] + limits.arguments + ["--", path])
+    /// A `mediad probe-worker` describing the file at `path`, measuring its loudness when asked.
+    package convenience init(probing path: String, limits: WorkerLimits, loudness: Bool = false) {
+        self.init(arguments: ["probe-worker"] + limits.arguments + (loudness ? ["--loudness"] : []) + ["--", path])
     }
 
     /// This server's executable, by absolute path.

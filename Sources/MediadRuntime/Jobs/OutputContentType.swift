@@ -19,6 +19,10 @@ package enum OutputContentType {
         case "m3u8": return "application/vnd.apple.mpegurl"
         case "mpd": return "application/dash+xml"
         case "m4s": return "video/iso.segment"
+        case "jpg": return "image/jpeg"
+        case "png": return "image/png"
+        case "webp": return "image/webp"
+        case "vtt": return "text/vtt"
         default: return "application/octet-stream"
         }
     }

@@ -13,6 +13,8 @@ const hints = {
   seconds: "seconds, e.g. 12.5",
   bit_rate: "bits per second, e.g. 96k",
   frame_rate: "e.g. 25 or 30000/1001",
+  seconds_list: "seconds separated by commas, e.g. 1,2.5,10",
+  color: "hex RRGGBB or RRGGBBAA, e.g. 3a74e6",
 };
 
 /** Sets up the form for `catalog`; `onCreated(job)` hears of each job created. */
@@ -79,7 +81,7 @@ function optionField(option) {
     const numeric = option.type === "integer" ? "numeric" : "decimal";
     field = el("input", {
       id, name: option.name, type: "text", placeholder: fallback, "aria-describedby": `${id}-help`,
-      inputmode: option.type === "frame_rate" || option.type === "bit_rate" ? "text" : numeric,
+      inputmode: ["frame_rate", "bit_rate", "seconds_list", "color"].includes(option.type) ? "text" : numeric,
     });
   }
   const help = [option.help, hints[option.type]].filter(Boolean).join(" — ");

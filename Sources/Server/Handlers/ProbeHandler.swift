@@ -7,7 +7,9 @@ import MediadRuntime
 extension MediaService {
     /// `POST /probe`: takes one of the `--max-probes` slots (429 `too_many_probes` when none is free, before
     /// the body is read), receives the file, probes it in a child process (or, with `--isolation none`, in
-    /// this one), answers with `MediaInfo` capped for reporting, and removes the upload.
+    /// this one), answers with `MediaInfo` capped for reporting, and removes the upload. Its one option,
+    /// `loudness` (a query parameter, or a form field of a multipart upload), measures each audio track's
+    /// loudness too.
     func probe(_ request: Request) async throws -> Response {
         if let length = request.contentLength, length > configuration.maxUpload {
             throw ServiceError(
@@ -21,6 +23,7 @@ extension MediaService {
                 headers: [("Retry-After", String(Self.probeRetryAfterSeconds))])
         }
         defer { probeSlots.give() }
+        var loudness = try Self.probeLoudness(request.query, in: "query")
         try await checkDiskSpace(request)
         let file: String
         if let boundary = try MultipartBoundary(request.head.headers)?.boundary {
@@ -30,19 +33,17 @@ extension MediaService {
                     .badRequest, "missing_input", "no input: send the file as the body or as part 'file'")
             }
             file = part.file.path
-            if let unknown = form.fields.keys.sorted().first {
+            do {
+                loudness = try loudness || Self.probeLoudness(form.fields, in: "form")
+            } catch {
                 await threadPool.removeUpload(at: file)
-                throw ServiceError(.badRequest, "invalid_option", "probe takes no options (got '\(unknown)')")
+                throw error
             }
         } else {
-            guard request.query.isEmpty else {
-                throw ServiceError(
-                    .badRequest, "invalid_option", "probe takes no options (got '\(request.query.keys.sorted()[0])')")
-            }
             file = try await uploads.receiveRaw(request.body).path
         }
         do {
-            let info = try await describe(file)
+            let info = try await describe(file, loudness: loudness)
             await threadPool.removeUpload(at: file)
             return .json(info, encoder: MediaJSON.encoder())
         } catch {
@@ -54,14 +55,33 @@ extension MediaService {
     /// How long a client refused for want of a probe slot is asked to wait: probes take well under a second.
     static let probeRetryAfterSeconds = 1
 
+    /// The `loudness` option among `values` (the query or the form's fields); `invalid_option` for any
+    /// other key or a value that is not a boolean.
+    static func probeLoudness(_ values: [String: String], in place: String) throws -> Bool {
+        if let unknown = values.keys.sorted().first(where: { $0 != "loudness" }) {
+            throw ServiceError(
+                .badRequest, "invalid_option", "probe takes one option, loudness (got '\(unknown)' in the \(place))")
+        }
+        guard let raw = values["loudness"] else { return false }
+        switch raw.lowercased() {
+        case "true", "1", "yes", "on": return true
+        case "false", "0", "no", "off": return false
+        default:
+            throw ServiceError(
+                .badRequest, "invalid_option", "invalid value '\(raw)' for option loudness: expected true or false")
+        }
+    }
+
     /// The probe of a received file, capped for reporting: in a child process, or with `--isolation none`
     /// in this one. Either way on a thread of its own, bounded by the probe slots, so that a slow probe
     /// never holds a thread of the blocking pool that uploads and the store share.
-    private func describe(_ file: String) async throws -> MediaInfo {
+    private func describe(_ file: String, loudness: Bool) async throws -> MediaInfo {
         if configuration.isolation.mode == .process {
             let settings = configuration.isolation
-            return try await DedicatedThread.run(name: "probe") { try ProbeChild.probe(file, settings: settings) }
+            return try await DedicatedThread.run(name: "probe") {
+                try ProbeChild.probe(file, settings: settings, loudness: loudness)
+            }
         }
-        return try await DedicatedThread.run(name: "probe") { try JobCatalog.probe(file) }
+        return try await DedicatedThread.run(name: "probe") { try JobCatalog.probe(file, loudness: loudness) }
     }
 }

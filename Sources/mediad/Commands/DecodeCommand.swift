@@ -4,17 +4,23 @@ import MediaJobs
 struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
-        abstract: "Decode AAC (ADTS, M4A or the first audio track of an MP4) to WAV or raw PCM.",
+        abstract: "Decode AAC to WAV or raw PCM, or H.264/H.265 to raw frames (Y4M, planar YUV or NV12).",
         discussion: """
-            Encoder priming recorded in an MP4 edit list is trimmed. Raw PCM has no header: remember the \
-            rate and channels the result reports (--json).
+            Audio: the first AAC track (ADTS, M4A, MP4), with the encoder priming recorded in an MP4 edit list \
+            trimmed. Raw PCM has no header: remember the rate and channels the result reports (--json).
+
+            Video: the first H.264/H.265 track (Annex-B, MP4, Matroska, MPEG-TS), every frame the decoder \
+            outputs, in display order. Y4M states the geometry in its header; raw yuv and nv12 do not, so \
+            --json reports width, height, pixel_format, frame_rate and frames.
 
             Examples:
               mediad decode voice.m4a -o voice.wav
               mediad decode voice.aac -o voice.pcm --sample-format f32le
+              mediad decode camera.h264 -o camera.y4m
+              mediad decode clip.mp4 -o clip.nv12 --json
             """)
 
-    @Argument(help: "ADTS, M4A or MP4 input.")
+    @Argument(help: "AAC (ADTS, M4A, MP4) or H.264/H.265 (Annex-B, MP4, Matroska, MPEG-TS) input.")
     var input: String
 
     @OptionGroup var destination: JobOutputArguments
@@ -30,7 +36,11 @@ struct DecodeCommand: ParsableCommand {
         values.add(
             "format",
             try format
-                ?? OutputPath.format(of: destination.output, byExtension: ["wav": "wav", "pcm": "pcm", "raw": "pcm"]))
+                ?? OutputPath.format(
+                    of: destination.output,
+                    byExtension: [
+                        "wav": "wav", "pcm": "pcm", "raw": "pcm", "y4m": "y4m", "yuv": "yuv", "nv12": "nv12",
+                    ]))
         values.add("sample_format", sampleFormat)
         try JobRunner.run(DecodeJob.self, options: values, inputs: ["file": input], to: destination)
     }

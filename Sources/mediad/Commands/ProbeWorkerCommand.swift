@@ -17,7 +17,10 @@ struct ProbeWorkerCommand: ParsableCommand {
 
     @OptionGroup var limitOptions: WorkerLimitOptions
 
+    @Flag(help: "Measure each audio track's EBU R128 loudness too.")
+    var loudness = false
+
     func run() throws {
-        ProbeWorker.run(path: file, limits: limitOptions.limits)
+        ProbeWorker.run(path: file, limits: limitOptions.limits, loudness: loudness)
     }
 }

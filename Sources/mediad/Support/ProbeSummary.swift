@@ -23,6 +23,15 @@ struct ProbeSummary {
             if let language = track.language { parts.append("[\(language)]") }
             if let frames = track.frameCount { parts.append("\(frames) frames") }
             lines.append("  " + parts.joined(separator: ", "))
+            if let loudness = track.loudness {
+                var measured = [
+                    String(format: "%.1f LUFS integrated", loudness.integrated),
+                    String(format: "%.1f LU range", loudness.range),
+                ]
+                if let peak = loudness.truePeak { measured.append(String(format: "%.1f dBTP true peak", peak)) }
+                if let peak = loudness.samplePeak { measured.append(String(format: "%.1f dBFS sample peak", peak)) }
+                lines.append("    loudness: " + measured.joined(separator: ", "))
+            }
         }
         text = lines.joined(separator: "\n")
     }

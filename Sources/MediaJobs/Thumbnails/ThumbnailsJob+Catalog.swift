@@ -1,0 +1,53 @@
+import Foundation
+import MediaCore
+
+extension ThumbnailsJob: MediaJob {
+    public static let name = "thumbnails"
+
+    public static let inputs = [
+        JobInputPart(
+            "file", accepting: acceptedInputs, policy: .videoDecoding,
+            summary: "video in MP4/MOV, Matroska, MPEG-TS, FLV, ASF or raw H.264/H.265")
+    ]
+
+    /// `thumb_0001.<ext>`, the first picture; the others, the sprite and its cues are written beside it.
+    public static func primaryOutput(for options: Options) -> String { pictureName(1, options.format) }
+
+    public static func run(
+        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
+    ) throws -> ThumbnailsResult {
+        try ThumbnailsJob(
+            input: inputs.path(of: "file"), outputDirectory: OutputDirectory.containing(output), options: options
+        ).run(context)
+    }
+
+    /// `thumb_0001.jpg` for the first picture.
+    static func pictureName(_ number: Int, _ format: ImageEncoder.Format) -> String {
+        let digits = String(number)
+        return "thumb_" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + "."
+            + format.fileExtension
+    }
+}
+
+extension ThumbnailsJob.Options: JobOptionSet {
+    public static let descriptions: [OptionDescription] = [
+        OptionDescription("times", .secondsList, help: "Seconds to take pictures at, e.g. 1,2.5,10."),
+        OptionDescription("every", .seconds, help: "A picture every this many seconds, from 0."),
+        OptionDescription(
+            "count", .integer, default: "1",
+            help: "This many pictures (1 to 1000), at the middles of equal parts of the duration."),
+        .choice(
+            "mode", of: Mode.self, default: .exact,
+            help: "exact: the frame shown at each point; scene: the most representative frame after it."),
+        OptionDescription("width", .integer, help: "The pictures' width, 16 to 16384; alone it keeps the aspect."),
+        OptionDescription("height", .integer, help: "The pictures' height, 16 to 16384; alone it keeps the aspect."),
+        .choice("format", of: ImageEncoder.Format.self, default: .jpeg, help: "The pictures' format."),
+        OptionDescription(
+            "sprite", .boolean, default: "false",
+            help: "Also a tiled sheet of every picture (sprite.<ext>) and WebVTT cues into it (sprite.vtt)."),
+    ]
+}
+
+extension JobKind {
+    public static let thumbnails = ThumbnailsJob.kind
+}

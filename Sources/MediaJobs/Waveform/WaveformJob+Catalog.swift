@@ -1,0 +1,49 @@
+import Foundation
+import MediaCore
+
+extension WaveformJob: MediaJob {
+    public static let name = "waveform"
+
+    public static let inputs = [
+        JobInputPart(
+            "file", accepting: acceptedInputs, policy: .audioDecoding,
+            summary: "audio in MP4/M4A, Matroska, MPEG-TS, FLV, ASF, ADTS or WAV")
+    ]
+
+    /// `waveform.json`, with `waveform.png` beside it: waveform writes both into the directory of the
+    /// `output` path it runs with.
+    public static func primaryOutput(for options: Options) -> String { peaksFileName }
+
+    public static func run(
+        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
+    ) throws -> WaveformResult {
+        try WaveformJob(
+            input: inputs.path(of: "file"), outputDirectory: OutputDirectory.containing(output), options: options
+        ).run(context)
+    }
+}
+
+extension WaveformJob.Options: JobOptionSet {
+    public static let descriptions: [OptionDescription] = [
+        OptionDescription(
+            "samples_per_pixel", .integer, default: String(defaultSamplesPerPixel),
+            help: "Input samples per min/max pair, 2 to 16777216 (audiowaveform's --zoom)."),
+        OptionDescription(
+            "pixels_per_second", .integer,
+            help: "Pairs per second of audio, 1 to 96000, instead of samples_per_pixel (the rate divided by it)."),
+        OptionDescription("bits", .integer, default: "16", help: "The values' range in the peaks: 8 or 16 bits."),
+        OptionDescription(
+            "split_channels", .boolean, default: "false",
+            help: "One waveform per channel instead of the channels averaged into one."),
+        OptionDescription("width", .integer, default: "800", help: "The picture's width in pixels, 16 to 16384."),
+        OptionDescription("height", .integer, default: "250", help: "The picture's height in pixels, 16 to 16384."),
+        OptionDescription(
+            "background_color", .color, default: defaultBackground.description, help: "The picture's background."),
+        OptionDescription(
+            "waveform_color", .color, default: defaultWaveform.description, help: "The colour of the waveform."),
+    ]
+}
+
+extension JobKind {
+    public static let waveform = WaveformJob.kind
+}

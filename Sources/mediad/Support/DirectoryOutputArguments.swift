@@ -1,0 +1,24 @@
+import ArgumentParser
+import Foundation
+import MediaJobs
+
+/// The output directory and `--json` flag of a command whose job writes several files side by side
+/// (waveform, thumbnails).
+struct DirectoryOutputArguments: ParsableArguments {
+    @Option(name: .shortAndLong, help: "The directory to write into (created if missing).")
+    var output: String
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    /// Runs one job of `Job`'s kind as `JobRunner.run` does, with the primary output in the directory, and
+    /// reports the result.
+    func run<Job: MediaJob>(_ job: Job.Type, options: OptionValues, input: String) throws {
+        let result = try JobRunner.run { context in
+            let options = try Job.Options(parsing: options.values)
+            let primary = (output as NSString).appendingPathComponent(Job.primaryOutput(for: options))
+            return try Job.run(options, inputs: JobInputFiles(["file": input]), output: primary, context: context)
+        }
+        try JobRunner.report(result, json: json)
+    }
+}
