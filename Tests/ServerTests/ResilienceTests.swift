@@ -69,7 +69,8 @@ import Testing
                     try Curl.run(server.url("/jobs/remux?format=mkv"), ["-T", try Fixtures.h264AacMP4()]).json["id"]
                         as? String))
         }
-        for _ in 0..<100 where try Curl.run(server.url("/jobs/\(running)")).json["state"] as? String != "running" {
+        for _ in 0..<100 {
+            if try Curl.run(server.url("/jobs/\(running)")).json["state"] as? String == "running" { break }
             usleep(50_000)
         }
         // An upload still arriving when the server dies.
@@ -108,7 +109,8 @@ import Testing
 
     @Test func shutsDownCleanlyAndRequeuesWhatDidNotFinish() throws {
         let (server, id) = try Self.serverWithALongJob()
-        for _ in 0..<100 where try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String != "running" {
+        for _ in 0..<100 {
+            if try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String == "running" { break }
             usleep(50_000)
         }
         #expect(server.stop(SIGTERM) == 0)

@@ -86,7 +86,8 @@ def submit_and_play(driver, label, kind="remux", files=None):
     if ready < 2:
         problems.append(f"{label}: the video never had data")
     driver.execute_script("const m = document.querySelector('#job video'); m.scrollIntoView(); m.play()")
-    wait.until(lambda d: d.execute_script("return document.querySelector('#job video').currentTime > 0.5"))
+    wait.until(lambda d: d.execute_script(
+        "const m = document.querySelector('#job video'); return m.ended || m.currentTime > Math.min(0.5, m.duration / 2)"))
     driver.execute_script("document.querySelector('#job video').pause()")
     wait.until(lambda d: d.execute_script("return document.querySelector('#job pre.log').textContent !== ''"))
     shoot(driver, f"{label}-job")

@@ -57,12 +57,6 @@ extension InputPolicy {
     public static let transcoding = InputPolicy(
         decoders: streamCopy.decoders + ["vp8", "vp9", "libdav1d", "mpeg2video", "prores"])
 
-    /// Transcoding: the audio decoders of stream copy and the video decoders of the codecs phones,
-    /// cameras and the web record (H.264, HEVC, VP8, VP9, AV1 through dav1d, MPEG-4 Part 2, H.263, MPEG-2,
-    /// ProRes), which a transcode decodes in full.
-    public static let transcoding = InputPolicy(
-        decoders: streamCopy.decoders + ["vp8", "vp9", "libdav1d", "mpeg2video", "prores"])
-
     /// Raw H.264/H.265 Annex-B and ADTS AAC for mux.
     public static let elementaryStreams = InputPolicy(decoders: ["h264", "hevc", "aac"])
 

@@ -57,7 +57,7 @@ public struct TranscodeJob: Sendable {
                 normalisation = try options.loudness.map { target in
                     try Normalisation(
                         target: target, ceiling: options.truePeak ?? -1,
-                        input: LoudnessMeter.measure(input, after: window.filters(prefix: "a"), context))
+                        input: LoudnessPass.measure(input, after: window.filters(prefix: "a"), context))
                 }
                 warnings += normalisation?.warnings ?? []
                 let transcoder = try AudioTranscoder(
@@ -101,7 +101,7 @@ public struct TranscodeJob: Sendable {
         let loudness = try normalisation.map { normalisation in
             TranscodeResult.Loudness(
                 target: Double(normalisation.target), gain: normalisation.gain, input: normalisation.input,
-                output: options.format == .mp3 ? nil : try LoudnessMeter.measure(output, after: [], context))
+                output: options.format == .mp3 ? nil : try LoudnessPass.measure(output, after: [], context))
         }
         return TranscodeResult(
             outputs: [output], warnings: warnings, muxer: options.format.muxerName, tracks: tracks,

@@ -58,7 +58,7 @@ struct SubmitCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Files larger than this go up as a resumable (tus) upload, taken up again after a cut connection: bytes, or with K, M, G (default 64M).",
+            "Files larger than this go up as a resumable (tus) upload, taken up again after a cut connection: bytes, or with K, M, G.",
             valueName: "size"))
     var resumableOver: ByteCount = ByteCount(argument: "64M")!
 

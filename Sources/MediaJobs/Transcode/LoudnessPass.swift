@@ -4,7 +4,7 @@ import MediaCore
 
 /// EBU R128 loudness of a file's first audio track, measured by libavfilter's `ebur128` (with true peak):
 /// the first pass of a two-pass normalisation, and the check of its output.
-enum LoudnessMeter {
+enum LoudnessPass {
     /// Measures the audio of `path` after `filters` (the transcode's cut), polling `context` between frames.
     static func measure(_ path: String, after filters: [String], _ context: JobContext) throws
         -> TranscodeResult.Loudness.Measurement
