@@ -4,9 +4,9 @@ Usage: console_browser.py OPEN_URL TOKEN_URL TOKEN MEDIA AUDIO VIDEO EARLIER ART
 
 OPEN_URL is a server without tokens, TOKEN_URL one with `--auth-tokens` that knows TOKEN. On each: open the
 page, (give the token,) choose MEDIA, pick remux, submit, see the job reach `succeeded` in the list without
-reloading, open it, and play the output until its media element has data (`readyState` >= 2). On the open
-server also: a mux of the two files AUDIO (ADTS AAC) and VIDEO (H.264 Annex-B) that plays; the list a page
-at a time ("Older jobs" adds the next page of the EARLIER jobs made before the page opened, each row once)
+reloading, open it, see its tracks (the h264 one among them), and play the output until its media element
+has data (`readyState` >= 2). On the open server also: a mux of the two files AUDIO (ADTS AAC) and VIDEO
+(H.264 Annex-B) that plays; the list a page at a time ("Older jobs" adds the next page of the EARLIER jobs made before the page opened, each row once)
 and filtered by kind and by state; the list in a 375 px window (no sideways scrolling) with
 `prefers-color-scheme: dark`. The browser's console must stay free of errors. Screenshots go to ARTIFACTS.
 Prints `{"problems": [...], "screenshots": [...]}` and exits 0; the Swift test judges the problems.
@@ -90,6 +90,10 @@ def submit_and_play(driver, label, kind="remux", files=None):
         "const m = document.querySelector('#job video'); return m.ended || m.currentTime > Math.min(0.5, m.duration / 2)"))
     driver.execute_script("document.querySelector('#job video').pause()")
     wait.until(lambda d: d.execute_script("return document.querySelector('#job pre.log').textContent !== ''"))
+    codecs = driver.execute_script(
+        "return [...document.querySelectorAll('#job table.tracks td')].map((cell) => cell.textContent)")
+    if kind == "remux" and "h264" not in codecs:
+        problems.append(f"{label}: the job's track table does not show the h264 track: {codecs}")
     shoot(driver, f"{label}-job")
     console_errors(driver, label)
     driver.find_element(By.CSS_SELECTOR, "#job-view a[href='#/']").click()

@@ -1,5 +1,5 @@
 // One job: its state (live through `GET /jobs/{id}/events`), inputs and outputs with size, SHA-256 and
-// download links, a <video> or <audio> preview of each playable output and an <img> of each picture,
+// download links, the tracks its result describes, a <video> or <audio> preview of each playable output and an <img> of each picture,
 // warnings, the error, the log, cancel or delete, and the equivalent curl command.
 
 import { follow, json, request, token } from "./api.js";
@@ -69,6 +69,7 @@ export class JobView {
       job.warnings?.length ? el("section", {}, el("h3", { text: "Warnings" }), el("ul", {}, job.warnings.map((text) => el("li", { text })))) : null,
       files("Inputs", job.inputs, null),
       job.outputs?.length ? files("Outputs", job.outputs, this) : null,
+      tracks(job),
       ended ? this.previews(job) : null,
       ended ? this.log(job) : null,
     ];
@@ -127,6 +128,25 @@ export class JobView {
       this.root.prepend(el("p", { class: "error", role: "alert", text: error.message }));
     }
   }
+}
+
+/**
+ * The tracks the job's result describes (remux and transcode `tracks`, demux's `info.tracks`, a package's
+ * `renditions`) as a table of their plain fields, or null.
+ */
+function tracks(job) {
+  const list = job.result?.tracks ?? job.result?.info?.tracks ?? job.result?.renditions;
+  if (!Array.isArray(list) || !list.length) return null;
+  const plain = (value) => ["string", "number", "boolean"].includes(typeof value);
+  const columns = [...new Set(list.flatMap((track) => Object.keys(track).filter((key) => plain(track[key]))))].slice(0, 10);
+  const head = el("tr", {}, columns.map((key) => el("th", { text: key.replaceAll("_", " ") })));
+  const rows = list.map((track) => el("tr", {}, columns.map((key) => el("td", { text: plain(track[key]) ? String(track[key]) : "" }))));
+  return el(
+    "section",
+    {},
+    el("h3", { text: "Tracks" }),
+    el("div", { class: "table-wrap" }, el("table", { class: "tracks" }, el("thead", {}, head), el("tbody", {}, rows))),
+  );
 }
 
 /** A table of files; output names link to their download (fetched with the token when there is one). */
