@@ -15,9 +15,14 @@ public enum Fixtures {
     private static let lock = NSLock()
 
     /// Returns the path of fixture `name`, making it with `ffmpeg <arguments> <path>` the first time.
+    ///
+    /// The file keeps its name in a folder named by a digest of `arguments`, so two suites that happen to
+    /// choose the same name for different media each get their own (the first one made used to serve both).
     public static func make(_ name: String, _ arguments: [String]) throws -> String {
         try lock.withLock {
-            let path = directory + "/" + name
+            let folder = directory + "/" + digest(arguments)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let path = folder + "/" + name
             if !FileManager.default.fileExists(atPath: path) {
                 let temporary = directory + "/.tmp-" + name
                 try Command.run("ffmpeg", ["-v", "error", "-y"] + arguments + [temporary])
@@ -25,6 +30,15 @@ public enum Fixtures {
             }
             return path
         }
+    }
+
+    /// FNV-1a (64 bits) of the arguments, in hex: stable across processes, unlike `Hasher`.
+    private static func digest(_ arguments: [String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in arguments.joined(separator: "\u{0}").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
     }
 
     static let tone = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3"]
