@@ -72,10 +72,16 @@ export class JobList {
     this.rows.delete(id);
   }
 
-  /** Adds or replaces the job's row; a new job goes on top when `isNew`, else at the end. */
+  /**
+   * Adds or replaces the job's row; a new job goes on top when `isNew`, else at the end. A row already
+   * showing a final state is never put back to an earlier one: the answer that created a job can arrive
+   * after the event of its end (a small job on a warm worker ends within milliseconds).
+   */
   show(job, isNew) {
-    const row = this.row(job);
     const old = this.rows.get(job.id);
+    const shown = old?.querySelector("[data-state]")?.dataset.state;
+    if (terminalStates.includes(shown) && !terminalStates.includes(job.state)) return;
+    const row = this.row(job);
     if (old) old.replaceWith(row);
     else if (isNew) this.body.prepend(row);
     else this.body.append(row);
