@@ -27,6 +27,9 @@ public enum ServerTether {
         guard let text = ProcessInfo.processInfo.environment[environmentKey], let server = pid_t(text) else {
             return
         }
+        // Checked here before anything runs, not only on the watcher: a short command (a probe) could
+        // finish before a new thread is first scheduled.
+        if getppid() != server { kill(getpid(), SIGKILL) }
         let watcher = Thread {
             while getppid() == server { usleep(pollInterval) }
             kill(getpid(), SIGKILL)
