@@ -21,7 +21,7 @@ struct LoudnessMeter {
         for other in file.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
         let decoding = try TrackDecoding(file: file, stream: stream)
         var graph: FilterGraph? = nil
-        var reading = Reading()
+        var reading = R128Reading()
         let measured = Frame()
 
         func collect(_ graph: FilterGraph) throws {
@@ -48,30 +48,7 @@ struct LoudnessMeter {
             throw MediaError(.invalidInput, "track \(index) is too short to measure its loudness")
         }
         return TrackLoudness(
-            integrated: integrated, range: range, truePeak: Self.decibels(reading.truePeak),
-            samplePeak: Self.decibels(reading.samplePeak))
-    }
-
-    /// `20·log10(amplitude)` rounded to 0.01 dB, or nil for silence.
-    static func decibels(_ amplitude: Double) -> Double? {
-        guard amplitude > 0 else { return nil }
-        return (20 * log10(amplitude) * 100).rounded() / 100
-    }
-
-    /// The values `ebur128` attached to the frames so far.
-    private struct Reading {
-        var integrated: Double?
-        var range: Double?
-        var truePeak = 0.0
-        var samplePeak = 0.0
-
-        mutating func take(_ frame: Frame) {
-            integrated = value(frame, "lavfi.r128.I") ?? integrated
-            range = value(frame, "lavfi.r128.LRA") ?? range
-            truePeak = max(truePeak, value(frame, "lavfi.r128.true_peak") ?? 0)
-            samplePeak = max(samplePeak, value(frame, "lavfi.r128.sample_peak") ?? 0)
-        }
-
-        private func value(_ frame: Frame, _ key: String) -> Double? { frame.metadata(key).flatMap(Double.init) }
+            integrated: integrated, range: range, truePeak: R128Reading.decibels(reading.truePeak),
+            samplePeak: R128Reading.decibels(reading.samplePeak))
     }
 }

@@ -13,8 +13,7 @@ enum LoudnessPass {
         let chain = (filters + ["ebur128=peak=true:metadata=1"]).joined(separator: ",")
         let graph = try FilterGraph("[in]\(chain)[out]", sources: [audio.source(named: "in")], sinks: [.audio("out")])
         let (decoded, measured) = (Frame(), Frame())
-        var totals: (integrated: Double, range: Double)?
-        var peak = 0.0
+        var reading = R128Reading()
         var open = true
         while true {
             try context.checkpoint()
@@ -28,36 +27,18 @@ enum LoudnessPass {
             }
             var pulled = try graph.pull(from: "out", into: measured)
             while pulled == .frame {
-                totals = runningTotals(measured) ?? totals
-                peak = max(peak, framePeak(measured))
+                reading.take(measured)
                 pulled = try graph.pull(from: "out", into: measured)
             }
             if pulled == .end || !open { break }
         }
         // ebur128 reports -70 LUFS, its absolute gate, for audio with no block above it.
-        guard let totals, totals.integrated > -70, peak > 0 else {
+        guard let integrated = reading.integrated, let range = reading.range, integrated > -70,
+            let truePeak = R128Reading.decibels(reading.truePeak)
+        else {
             throw MediaError(.invalidInput, "the audio is silent: its loudness cannot be measured or normalised")
         }
         return TranscodeResult.Loudness.Measurement(
-            integrated: hundredths(totals.integrated), range: hundredths(totals.range),
-            truePeak: hundredths(20 * log10(peak)))
-    }
-
-    /// `value` to 0.01, finer than any loudness meter's accuracy.
-    static func hundredths(_ value: Double) -> Double { (value * 100).rounded() / 100 }
-
-    /// The integrated loudness (LUFS) and loudness range (LU) `ebur128` has measured up to this frame.
-    private static func runningTotals(_ frame: Frame) -> (integrated: Double, range: Double)? {
-        guard let integrated = frame.metadata("lavfi.r128.I").flatMap(Double.init),
-            let range = frame.metadata("lavfi.r128.LRA").flatMap(Double.init)
-        else { return nil }
-        return (integrated, range)
-    }
-
-    /// The highest true peak of any channel within this frame, linear (1 is full scale).
-    private static func framePeak(_ frame: Frame) -> Double {
-        let channels = Int(frame.pointer.pointee.ch_layout.nb_channels)
-        return (0..<channels).compactMap { frame.metadata("lavfi.r128.true_peaks_ch\($0)").flatMap(Double.init) }
-            .max() ?? 0
+            integrated: R128Reading.hundredths(integrated), range: R128Reading.hundredths(range), truePeak: truePeak)
     }
 }

@@ -15,7 +15,7 @@ struct Normalisation {
         self.input = input
         let wanted = Double(target) - input.integrated
         let allowed = Double(ceiling) - input.truePeak
-        gain = LoudnessPass.hundredths(min(wanted, allowed))
+        gain = R128Reading.hundredths(min(wanted, allowed))
         warnings =
             wanted > allowed
             ? [
