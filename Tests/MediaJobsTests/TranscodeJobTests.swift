@@ -102,7 +102,7 @@ import Testing
 
     @Test func putsKeyframesExactlyEveryGOP() throws {
         let scratch = try Scratch("transcode")
-        for codec in ["h264", "hevc"] {
+        for codec in ["h264", "hevc", "av1", "vp9"] {
             let (_, output) = try Self.transcode(
                 try Self.source(), ["video_codec": codec, "gop": "12", "preset": "ultrafast", "audio_codec": "none"],
                 in: scratch)

@@ -35,6 +35,10 @@ public enum LibavLog {
         installed.withLock { done in
             guard !done else { return }
             done = true
+            // SVT-AV1 (libsvtav1) prints its banner and configuration to stderr at info level by itself,
+            // not through av_log; warnings and errors are what a job log should show. A user's own
+            // SVT_LOG wins.
+            setenv("SVT_LOG", "2", 0)
             av_log_set_level(AV_LOG_VERBOSE)
             mediad_log_install()
         }
