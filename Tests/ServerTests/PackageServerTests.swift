@@ -223,7 +223,7 @@ import TestSupport
     @Test func refusesBadOptionsBeforeReadingTheUpload() throws {
         let server = try ServerProcess()
         for query in [
-            "segment_duration=0.5", "segment_duration=61", "segment_format=ts&format=dash", "renditions=720p",
+            "segment_duration=0.5", "segment_duration=61", "segment_format=ts&format=dash", "renditions=8k",
         ] {
             let reply = try Curl.run(server.url("/jobs/package?\(query)"), ["-T", try Fixtures.h264AacMP4()])
             #expect(reply.status == 400, "\(query)")
