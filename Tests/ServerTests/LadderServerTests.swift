@@ -3,20 +3,26 @@ import Testing
 import TestSupport
 
 /// An ABR ladder served by a real `mediad serve`: GStreamer's playbin plays its HLS master playlist and its
-/// DASH MPD to the end, and the `m3u8` and `mpegdash` parsers list every rendition with the size, codec
-/// string and bit rates that ffprobe finds in its segments.
+/// DASH MPD to the end, the `m3u8` and `mpegdash` parsers list every rendition with the size, codec string
+/// and bit rates that ffprobe finds in its segments, and its worker ran under a package's time limits.
 @Suite(.serialized) struct LadderServerTests {
     let packages = PackageServerTests()
 
     @Test func playersPlayEveryRenditionOfTheLadder() throws {
         let server = try ServerProcess()
+        let source = try Fixtures.ladderSourceMP4()
         let job = try packages.package(
-            server, try Fixtures.ladderSourceMP4(),
+            server, source,
             "format=cmaf&renditions=480p,360p,240p,1080p&preset=ultrafast&segment_duration=2")
         let id = try #require(job["id"] as? String)
         let result = try #require(job["result"] as? [String: Any])
         let warnings = result["warnings"] as? [String] ?? []
         #expect(warnings.contains { $0.contains("rendition 1080p") && $0.contains("skipped") }, "\(warnings)")
+        // The worker ran it under a package's limits: 60 s plus the size read as 128 kbit/s, times 30.
+        let size = try #require(FileManager.default.attributesOfItem(atPath: source)[.size] as? Int)
+        let log = try Curl.run(server.url("/jobs/\(id)/log")).text
+        #expect(log.contains("package started in worker"), "\(log)")
+        #expect(log.contains("(timeout \(Int((60 + Double(size) / 16_000 * 30).rounded(.down))) s"), "\(log)")
         let master = server.url("/jobs/\(id)/outputs/master.m3u8")
         let mpd = server.url("/jobs/\(id)/outputs/manifest.mpd")
 
