@@ -24,7 +24,7 @@ struct PackageCommand: ParsableCommand {
               mediad package talk.mp4 -o talk-hls/
               mediad package talk.mkv -o talk-dash/ --format dash --segment-duration 4
               mediad package talk.mp4 -o talk-ts/ --segment-format ts --json
-              mediad package talk.mov -o talk-abr/ --format cmaf --renditions 1080p,720p,360p
+              mediad package talk.mov -o abr/ --renditions 1080p,720p,360p
             """)
 
     @Argument(help: "The input file.")
