@@ -4,7 +4,8 @@ import TestSupport
 
 /// An ABR ladder served by a real `mediad serve`: GStreamer's playbin plays its HLS master playlist and its
 /// DASH MPD to the end, the `m3u8` and `mpegdash` parsers list every rendition with the size, codec string
-/// and bit rates that ffprobe finds in its segments, and its worker ran under a package's time limits.
+/// and bit rates that ffprobe finds in its segments, Chromium's Media Source Extensions take every rendition,
+/// and its worker ran under a package's time limits.
 @Suite(.serialized) struct LadderServerTests {
     let packages = PackageServerTests()
 
@@ -56,6 +57,15 @@ import TestSupport
 
         #expect(try packages.playbinProblems(master) == nil)
         #expect(try packages.playbinProblems(mpd) == nil)
+    }
+
+    /// Headless Chromium supports every rendition's `CODECS` (Main and High avc1 strings, mp4a.40.2) in Media
+    /// Source Extensions and appends each one's initialization and media segments without an error.
+    @Test(.timeLimit(.minutes(3))) func chromiumAppendsEveryRendition() throws {
+        let server = try ServerProcess()
+        let job = try packages.package(
+            server, try Fixtures.ladderSourceMP4(), "renditions=480p,360p,240p&preset=ultrafast&segment_duration=2")
+        #expect(try packages.mediaSourceResults(server, job) == 4)
     }
 
     @Test func refusesUnknownRenditionsBeforeReadingTheUpload() throws {

@@ -100,9 +100,6 @@ final class LadderEncoder {
             packetDuration: encoder.context.pointee.framerate.frameDuration(in: encoder.timeBase))
     }
 
-    /// The seconds of output the renditions have all been encoded to.
-    var reachedSeconds: Double { outputs.map(\.track.reachedSeconds).min() ?? 0 }
-
     func send(_ packet: Packet) throws {
         try decoder.send(packet)
         try drainDecoder()
