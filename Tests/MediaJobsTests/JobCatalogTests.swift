@@ -24,7 +24,8 @@ import Testing
         let names = kind.optionDescriptions.map(\.name).sorted()
         #expect(error.message.hasSuffix("this job takes: \(names.isEmpty ? "none" : names.joined(separator: ", "))"))
         for option in kind.optionDescriptions {
-            #expect(option.type == .choice ? !option.allowed.isEmpty : option.allowed.isEmpty, "\(option.name)")
+            let listsValues = option.type == .choice || option.type == .choiceList
+            #expect(listsValues ? !option.allowed.isEmpty : option.allowed.isEmpty, "\(option.name)")
             if let value = option.defaultValue { _ = try kind.options(parsing: [option.name: value]) }
         }
     }

@@ -212,7 +212,7 @@ import TestSupport
 
     @Test(arguments: [
         ["segment_duration": "0.5"], ["segment_duration": "61"], ["segment_format": "ts", "format": "dash"],
-        ["segment_format": "ts", "format": "cmaf"], ["renditions": "720p,360p"], ["format": "smooth"],
+        ["segment_format": "ts", "format": "cmaf"], ["renditions": "720p,4k"], ["format": "smooth"],
     ])
     func refusesBadOptions(_ values: [String: String]) {
         let error = #expect(throws: MediaError.self) { try PackageJob.Options(parsing: values) }

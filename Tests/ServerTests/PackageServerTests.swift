@@ -84,9 +84,14 @@ import TestSupport
     @Test(.timeLimit(.minutes(3))) func chromiumAppendsTheSegmentsFromAnotherOrigin() throws {
         let server = try ServerProcess()
         let job = try package(server, try Fixtures.h264AacMP4(), "segment_duration=1")
+        #expect(try mediaSourceResults(server, job) == 2)
+    }
+
+    /// Feeds every rendition of the fMP4 package `job` to `package_mse.py` (Chromium's Media Source
+    /// Extensions, from another origin); expects no problem and returns how many renditions it appended.
+    func mediaSourceResults(_ server: ServerProcess, _ job: [String: Any]) throws -> Int? {
         let id = try #require(job["id"] as? String)
         let renditions = (job["result"] as? [String: Any])?["renditions"] as? [[String: Any]] ?? []
-        #expect(renditions.count == 2)
         let feeds: [[String: Any]] = renditions.map { rendition in
             let folder = rendition["name"] as? String ?? ""
             let count = (rendition["segment_durations"] as? [Double])?.count ?? 0
@@ -106,7 +111,7 @@ import TestSupport
         let report = (try? JSONSerialization.jsonObject(with: run.stdout)) as? [String: Any]
         let found = try #require(report, "package_mse.py exited \(run.status): \(run.stderr.suffix(3000))")
         #expect(found["problems"] as? [String] == [], "\(found)")
-        #expect((found["results"] as? [[String: Any]])?.count == 2)
+        return (found["results"] as? [[String: Any]])?.count
     }
 
     @Test func servesTheTreeWithTypesAndCORS() throws {
@@ -223,7 +228,7 @@ import TestSupport
     @Test func refusesBadOptionsBeforeReadingTheUpload() throws {
         let server = try ServerProcess()
         for query in [
-            "segment_duration=0.5", "segment_duration=61", "segment_format=ts&format=dash", "renditions=720p",
+            "segment_duration=0.5", "segment_duration=61", "segment_format=ts&format=dash", "renditions=8k",
         ] {
             let reply = try Curl.run(server.url("/jobs/package?\(query)"), ["-T", try Fixtures.h264AacMP4()])
             #expect(reply.status == 400, "\(query)")

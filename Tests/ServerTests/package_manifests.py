@@ -4,7 +4,8 @@ Usage: package_manifests.py MANIFEST_URL   (an HLS master playlist .m3u8 or a DA
 
 Follows every URI the manifests give (relative to the manifest's own URL, as a player resolves them),
 fetches each initialization and media segment and checks its Content-Type and its CORS header. Prints one
-JSON object: {"problems": [...], "codecs": [...], "durations": {...}, ...}; no problem means it read clean.
+JSON object: {"problems": [...], "codecs": [...], "durations": {...}, "variants": [...] (each HLS variant's
+attributes), "representations": [...] (each DASH representation's), ...}; no problem means it read clean.
 """
 import json
 import sys
@@ -19,7 +20,7 @@ TYPES = {
     ".mp4": "video/mp4", ".m4a": "audio/mp4", ".ts": "video/mp2t",
 }
 problems = []
-report = {"problems": problems, "codecs": [], "durations": {}, "attributes": {}}
+report = {"problems": problems, "codecs": [], "durations": {}, "attributes": {}, "variants": [], "representations": []}
 
 
 def fetch(url):
@@ -67,6 +68,7 @@ def check_hls(url):
             "resolution": list(info.resolution) if info.resolution else None, "frame_rate": info.frame_rate,
             "audio": info.audio, "version": master.version,
         }
+        report["variants"].append(dict(report["attributes"], uri=variant.absolute_uri, codecs=info.codecs))
         if not info.bandwidth or not info.average_bandwidth or info.average_bandwidth > info.bandwidth:
             problems.append(f"variant: BANDWIDTH {info.bandwidth}, AVERAGE-BANDWIDTH {info.average_bandwidth}")
         fmp4 = master.version == 7
@@ -90,11 +92,16 @@ def check_dash(url):
     if mpd.type != "static":
         problems.append(f"MPD type {mpd.type}")
     report["languages"] = []
-    for adaptation in mpd.periods[0].adaptation_sets:
+    for set_index, adaptation in enumerate(mpd.periods[0].adaptation_sets):
         if adaptation.lang:
             report["languages"].append(adaptation.lang)
         for representation in adaptation.representations:
             report["codecs"].append(representation.codecs)
+            report["representations"].append({
+                "id": representation.id, "adaptation_set": set_index, "codecs": representation.codecs,
+                "width": representation.width, "height": representation.height,
+                "bandwidth": representation.bandwidth,
+            })
             template = representation.segment_templates[0]
             fetch(urllib.parse.urljoin(url, template.initialization))
             number = template.start_number

@@ -55,6 +55,16 @@ public enum Fixtures {
             ])
     }
 
+    /// 6 s of 854x480 30 fps H.264 (ultrafast, x264's default GOP) and 48 kHz mono AAC: a source for a
+    /// ladder of 480p, 360p and 240p, small enough to encode in a second.
+    public static func ladderSourceMP4() throws -> String {
+        try make(
+            "ladder_source.mp4",
+            ["-f", "lavfi", "-i", "testsrc2=size=854x480:rate=30:duration=6", "-f", "lavfi", "-i"]
+                + ["sine=frequency=440:sample_rate=48000:duration=6", "-c:v", "libx264", "-preset", "ultrafast"]
+                + ["-c:a", "aac", "-shortest", "-f", "mp4"])
+    }
+
     /// 2 s of 320x240 25 fps H.265 ('hvc1', B-frames) and 44.1 kHz mono AAC tagged German, with a
     /// creation time.
     public static func hevcAacMP4() throws -> String {

@@ -89,6 +89,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.file("dash")))
     }
 
+    /// `--renditions` encodes a ladder: a rendition taller than the 320x240 source is skipped with a warning
+    /// on stderr, and `--help` lists the rendition names.
+    @Test func packageEncodesALadder() throws {
+        let scratch = try Scratch("cli")
+        let result = try mediad(
+            "package", try Fixtures.h264AacMP4(), "-o", scratch.file("abr"), "--renditions", "360p,240p", "--preset",
+            "ultrafast")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.file("abr")).sorted() == [
+                "240p", "audio", "master.m3u8",
+            ])
+        #expect(result.stderr.contains("rendition 360p (640x360) is larger than the source's 320x240"))
+        let help = try mediad("package", "--help")
+        #expect(help.text.contains("--renditions") && help.text.contains("1440p"))
+    }
+
     @Test func failuresPrintOneErrorLineWithACode() throws {
         let scratch = try Scratch("cli")
         let text = try scratch.write("notes.mp4", Array("#EXTM3U\nsegment.ts\n".utf8))

@@ -15,6 +15,8 @@ public struct OptionDescription: Sendable, Equatable {
         case frameRate = "frame_rate"
         /// Seconds separated by commas, e.g. `1,2.5,10`.
         case secondsList = "seconds_list"
+        /// Values of `allowed` separated by commas, e.g. `1080p,720p`.
+        case choiceList = "choice_list"
         /// An sRGB colour in hex, `RRGGBB` or `RRGGBBAA`, e.g. `3a74e6`.
         case color
     }
@@ -25,7 +27,7 @@ public struct OptionDescription: Sendable, Equatable {
     /// The value used when the option is absent, as written in a request; nil when absence means
     /// something of its own (e.g. "no trim").
     public var defaultValue: String?
-    /// The values a `choice` takes; empty for other types.
+    /// The values a `choice` takes, or the items of a `choice_list`; empty for other types.
     public var allowed: [String]
     /// One sentence for help texts.
     public var help: String

@@ -1,8 +1,9 @@
 import CFFmpeg
 
-/// Writes a package's DASH MPD (ISO/IEC 23009-1): static, one period, an adaptation set for the video and
-/// one per audio track (with its language), each representation addressed by a `SegmentTemplate` with a
-/// `SegmentTimeline` of the segments' real start times and durations. URLs are relative to the MPD.
+/// Writes a package's DASH MPD (ISO/IEC 23009-1): static, one period, an adaptation set holding every
+/// video rendition (the ladder's representations, between which players switch) and one per audio track
+/// (with its language), each representation addressed by a `SegmentTemplate` with a `SegmentTimeline` of
+/// the segments' real start times and durations. URLs are relative to the MPD.
 struct DASHManifest {
     let renditions: [PackageRendition]
 
@@ -16,18 +17,26 @@ struct DASHManifest {
                 + #"minBufferTime="\#(Self.duration(longest))">"#,
             #"  <Period id="0" start="PT0S">"#,
         ]
-        for (index, rendition) in renditions.enumerated() {
-            lines += adaptationSet(rendition, id: index)
+        let videos = renditions.filter { $0.track.isVideo }
+        let sets = (videos.isEmpty ? [] : [videos]) + renditions.filter { !$0.track.isVideo }.map { [$0] }
+        for (index, set) in sets.enumerated() {
+            lines += adaptationSet(set, id: index)
         }
         lines += ["  </Period>", "</MPD>"]
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private func adaptationSet(_ rendition: PackageRendition, id: Int) -> [String] {
+    /// An adaptation set of `renditions`, which are all video or one audio track.
+    private func adaptationSet(_ renditions: [PackageRendition], id: Int) -> [String] {
+        let first = renditions[0].track
+        var set = #"    <AdaptationSet id="\#(id)" contentType="\#(first.isVideo ? "video" : "audio")" "#
+        set += #"mimeType="\#(first.isVideo ? "video/mp4" : "audio/mp4")" segmentAlignment="true" startWithSAP="1""#
+        if let language = first.language { set += #" lang="\#(language)""# }
+        return [set + ">"] + renditions.flatMap(representation) + ["    </AdaptationSet>"]
+    }
+
+    private func representation(_ rendition: PackageRendition) -> [String] {
         let track = rendition.track
-        var set = #"    <AdaptationSet id="\#(id)" contentType="\#(track.isVideo ? "video" : "audio")" "#
-        set += #"mimeType="\#(track.isVideo ? "video/mp4" : "audio/mp4")" segmentAlignment="true" startWithSAP="1""#
-        if let language = track.language { set += #" lang="\#(language)""# }
         var representation = #"      <Representation id="\#(track.folder)" codecs="\#(track.codecString)" "#
         representation += #"bandwidth="\#(rendition.bandwidth)""#
         if track.isVideo {
@@ -38,7 +47,7 @@ struct DASHManifest {
         } else {
             representation += #" audioSamplingRate="\#(track.sampleRate)""#
         }
-        var lines = [set + ">", representation + ">"]
+        var lines = [representation + ">"]
         if !track.isVideo, track.channels > 0 {
             lines.append(
                 #"        <AudioChannelConfiguration schemeIdUri="urn:mpeg:dash:23003:3:audio_channel_configuration:2011" value="\#(track.channels)"/>"#
@@ -50,10 +59,7 @@ struct DASHManifest {
         )
         lines.append("          <SegmentTimeline>")
         lines += timeline(rendition).map { "            " + $0 }
-        lines += [
-            "          </SegmentTimeline>", "        </SegmentTemplate>", "      </Representation>",
-            "    </AdaptationSet>",
-        ]
+        lines += ["          </SegmentTimeline>", "        </SegmentTemplate>", "      </Representation>"]
         return lines
     }
 

@@ -1,8 +1,8 @@
 import CFFmpeg
 
 /// Writes a package's HLS playlists (RFC 8216): a VOD media playlist per rendition, beside its segments,
-/// an I-frame playlist for fMP4 video, and the master playlist, whose variant is the video (or the first
-/// audio track) with the audio tracks as an `EXT-X-MEDIA` group. Every URI is relative, so the playlists work wherever the files are served.
+/// an I-frame playlist for fMP4 video, and the master playlist, whose variants are the video renditions
+/// (or the first audio track) with the audio tracks as an `EXT-X-MEDIA` group. Every URI is relative, so the playlists work wherever the files are served.
 struct HLSPlaylists {
     let renditions: [PackageRendition]
     let segmentFormat: PackageJob.SegmentFormat
@@ -39,38 +39,46 @@ struct HLSPlaylists {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The master playlist.
+    /// The master playlist: a variant per video rendition (the ladder's, largest first), or the first
+    /// audio track of an audio-only package, each with the audio group's peak and average rates added,
+    /// and an I-frame variant per video rendition that has one.
     func masterPlaylist() -> String {
-        let video = renditions.first { $0.track.isVideo }
+        let videos = renditions.filter { $0.track.isVideo }
         let audio = renditions.filter { !$0.track.isVideo }
         var lines = ["#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-INDEPENDENT-SEGMENTS"]
-        let grouped = video != nil || audio.count > 1
+        let grouped = !videos.isEmpty || audio.count > 1
         if grouped {
             for (position, rendition) in audio.enumerated() {
                 lines.append(media(rendition, isDefault: position == 0, names: audio))
             }
         }
-        guard let main = video ?? audio.first else { return lines.joined(separator: "\n") + "\n" }
-        let loudest = audio.max { $0.bandwidth < $1.bandwidth }
+        let variants = videos.isEmpty ? Array(audio.prefix(1)) : videos
+        let loudest = audio.map(\.bandwidth).max() ?? 0
         let averageAudio = audio.map(\.averageBandwidth).max() ?? 0
-        let extra = video == nil ? (0, 0) : (loudest?.bandwidth ?? 0, averageAudio)
-        var codecs = [main.track.codecString]
-        for rendition in audio where !codecs.contains(rendition.track.codecString) {
-            codecs.append(rendition.track.codecString)
+        let extra = videos.isEmpty ? (0, 0) : (loudest, averageAudio)
+        for variant in variants {
+            var codecs = [variant.track.codecString]
+            for rendition in audio where !codecs.contains(rendition.track.codecString) {
+                codecs.append(rendition.track.codecString)
+            }
+            var attributes = [
+                "BANDWIDTH=\(variant.bandwidth + extra.0)",
+                "AVERAGE-BANDWIDTH=\(variant.averageBandwidth + extra.1)",
+                "CODECS=\"\(codecs.joined(separator: ","))\"",
+            ]
+            if variant.track.isVideo {
+                attributes.append("RESOLUTION=\(variant.track.width)x\(variant.track.height)")
+                let rate = variant.track.frameRate
+                if rate.num > 0, rate.den > 0 {
+                    attributes.append("FRAME-RATE=\(Self.decimal(av_q2d(rate), places: 3))")
+                }
+            }
+            if grouped, !audio.isEmpty { attributes.append("AUDIO=\"audio\"") }
+            lines.append("#EXT-X-STREAM-INF:" + attributes.joined(separator: ","))
+            lines.append(variant.playlist)
         }
-        var attributes = [
-            "BANDWIDTH=\(main.bandwidth + extra.0)", "AVERAGE-BANDWIDTH=\(main.averageBandwidth + extra.1)",
-            "CODECS=\"\(codecs.joined(separator: ","))\"",
-        ]
-        if let video {
-            attributes.append("RESOLUTION=\(video.track.width)x\(video.track.height)")
-            let rate = video.track.frameRate
-            if rate.num > 0, rate.den > 0 { attributes.append("FRAME-RATE=\(Self.decimal(av_q2d(rate), places: 3))") }
-        }
-        if grouped, !audio.isEmpty { attributes.append("AUDIO=\"audio\"") }
-        lines.append("#EXT-X-STREAM-INF:" + attributes.joined(separator: ","))
-        lines.append(main.playlist)
-        if let video, let iFrames = video.iFramePlaylist {
+        for video in videos {
+            guard let iFrames = video.iFramePlaylist else { continue }
             lines.append(
                 "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(video.iFrameBandwidth),CODECS=\"\(video.track.codecString)\","
                     + "RESOLUTION=\(video.track.width)x\(video.track.height),URI=\"\(iFrames)\"")

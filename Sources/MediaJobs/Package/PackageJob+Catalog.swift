@@ -5,9 +5,14 @@ extension PackageJob: MediaJob {
 
     public static let inputs = [
         JobInputPart(
-            "file", accepting: acceptedInputs, policy: .streamCopy,
+            "file", accepting: acceptedInputs, policy: .transcoding,
             summary: "an MP4-family, Matroska, MPEG-TS, FLV or ASF file")
     ]
+
+    /// A ladder decodes the source once and encodes up to seven renditions, whose pictures add up to about
+    /// twice the largest: three times a transcode's time (and CPU time), so that a long ladder is never
+    /// stopped by a limit sized for a stream copy. A stream copy finishes long before either limit.
+    public static let timeScale = 30.0
 
     /// The HLS master playlist, or the MPD of a DASH-only package.
     public static func primaryOutput(for options: Options) -> String {
@@ -32,6 +37,12 @@ extension PackageJob.Options: JobOptionSet {
         OptionDescription(
             "segment_duration", .seconds, default: "6",
             help: "Target segment length, 1 to 60 seconds; segments end at the first keyframe past it."),
+        OptionDescription(
+            "renditions", .choiceList, allowed: LadderRung.allCases.map(\.rawValue),
+            help: "An ABR ladder encoded in H.264, e.g. 1080p,720p,360p; sizes above the source's are skipped."),
+        .choice(
+            "preset", of: TranscodeJob.Preset.self,
+            help: "The ladder's x264 speed preset (veryfast); only with renditions."),
     ]
 }
 

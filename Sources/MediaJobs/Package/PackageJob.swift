@@ -1,9 +1,14 @@
 import CFFmpeg
+import Foundation
 import MediaCore
 
-/// A streaming package by stream copy: HLS (fMP4 or MPEG-TS segments), DASH, or both over one set of CMAF
-/// segments, with the manifests written here from what was muxed (real durations, bit rates and codec
-/// strings), so no frame is decoded and decoding through a manifest gives the source's frames exactly.
+/// A streaming package: HLS (fMP4 or MPEG-TS segments), DASH, or both over one set of CMAF segments,
+/// with the manifests written here from what was muxed (real durations, bit rates and codec strings).
+///
+/// Without `renditions` the package is one rendition by stream copy: no frame is decoded, and decoding
+/// through a manifest gives the source's frames exactly. With them, `LadderIntermediate` first encodes
+/// the ABR ladder (the source decoded once, keyframes aligned at segment boundaries) into an intermediate
+/// MP4 beside the package, which is then packaged by stream copy like any input and removed.
 ///
 /// Segments end at keyframes of the video (audio-only packages at any frame), never more than one GOP past
 /// the target. Every file goes under the primary output's directory as a tree: `master.m3u8`,
@@ -13,6 +18,8 @@ public struct PackageJob: Sendable {
     public static let acceptedInputs: [InputContainer] = [.mp4, .matroska, .mpegts, .flv, .asf]
     static let hlsMasterName = "master.m3u8"
     static let dashManifestName = "manifest.mpd"
+    /// The ladder's intermediate file, in the package's directory while the package is made.
+    static let ladderIntermediateName = "ladder-intermediate.mp4"
 
     var input: String
     var primaryOutput: String
@@ -20,14 +27,40 @@ public struct PackageJob: Sendable {
 
     func run(_ context: JobContext) throws -> PackageResult {
         let container = try InputFile.classify(path: input, accepting: Self.acceptedInputs)
-        let source = try InputFile(path: input, container: container, policy: .streamCopy)
-        try source.findStreamInfo()
-        let plan = try PackagePlan(input: source, options: options)
         // The primary output's directory exactly as written, so outputs named below it keep its spelling.
         let directory = primaryOutput.lastIndex(of: "/").map { String(primaryOutput[..<$0]) } ?? "."
+        guard !options.renditions.isEmpty else {
+            let source = try InputFile(path: input, container: container, policy: .streamCopy)
+            try source.findStreamInfo()
+            let plan = try PackagePlan(input: source, options: options)
+            return try package(source, plan: plan, directory: directory, context: context, progress: 0...0.99)
+        }
+        let source = try InputFile(path: input, container: container, policy: .transcoding)
+        try source.findStreamInfo()
+        let ladder = try LadderPlan(input: source, renditions: options.renditions)
+        let intermediate = directory + "/" + Self.ladderIntermediateName
+        defer { unlink(intermediate) }
+        let encoded = try LadderIntermediate(plan: ladder, options: options).encode(
+            source, to: intermediate, context: context, progress: 0...0.9)
+        let encodedSource = try InputFile(path: intermediate, container: .mp4, policy: .streamCopy)
+        try encodedSource.findStreamInfo()
+        let plan = try PackagePlan(
+            input: encodedSource, options: options, everyVideoTrack: true, sourceIndices: encoded.sourceIndices)
+        var result = try package(
+            encodedSource, plan: plan, directory: directory, context: context, progress: 0.9...0.99)
+        result.warnings = ladder.warnings + encoded.warnings + result.warnings
+        return result
+    }
+
+    /// Cuts the tracks of `plan` into segments and writes the manifests; removes what it wrote if it fails.
+    private func package(
+        _ source: InputFile, plan: PackagePlan, directory: String, context: JobContext,
+        progress: ClosedRange<Double>
+    ) throws -> PackageResult {
         let files = PackageFiles(directory: directory)
         do {
-            let (renditions, priming) = try segment(source, plan: plan, files: files, context: context)
+            let (renditions, priming) = try segment(
+                source, plan: plan, files: files, context: context, progress: progress)
             var result = try writeManifests(renditions, plan: plan, files: files)
             result.warnings += priming
             try files.syncAll()
@@ -43,7 +76,8 @@ public struct PackageJob: Sendable {
     /// for each track whose encoder delay (AAC priming) the input hides with an edit list: segments carry
     /// every packet but no edit list, so players play the delay as a short silence at the start.
     private func segment(
-        _ source: InputFile, plan: PackagePlan, files: PackageFiles, context: JobContext
+        _ source: InputFile, plan: PackagePlan, files: PackageFiles, context: JobContext,
+        progress: ClosedRange<Double>
     ) throws -> ([PackageRendition], [String]) {
         let segmenters = try plan.tracks.map { track in
             try TrackSegmenter(
@@ -66,14 +100,15 @@ public struct PackageJob: Sendable {
             guard let track = plan.tracks.first(where: { $0.inputIndex == packet.streamIndex }) else { continue }
             if started.insert(track.inputIndex).inserted, packet.skipSamplesAtStart > 0 {
                 priming.append(
-                    "track \(track.inputIndex) (\(track.codec)): the segments cannot signal the "
+                    "track \(track.sourceIndex) (\(track.codec)): the segments cannot signal the "
                         + "\(packet.skipSamplesAtStart)-sample encoder delay; players play it as a short silence at the start"
                 )
             }
             count += 1
             if count % 64 == 0 {
                 try context.checkpoint()
-                context.reportProgress(source.progress * 0.99)
+                context.reportProgress(
+                    progress.lowerBound + (progress.upperBound - progress.lowerBound) * source.progress)
             }
             for ready in try timeline.admit(packet) {
                 try cutter.add(ready, track: ready.streamIndex, time: timeline.seconds(ready))
@@ -85,7 +120,7 @@ public struct PackageJob: Sendable {
         try cutter.finish()
         for segmenter in segmenters where segmenter.segments.isEmpty {
             throw MediaError(
-                .emptyInput, "track \(segmenter.track.inputIndex) (\(segmenter.track.codec)) holds no samples")
+                .emptyInput, "track \(segmenter.track.sourceIndex) (\(segmenter.track.codec)) holds no samples")
         }
         return (segmenters.map(PackageRendition.init), priming)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import MediaCore
 
 extension PackageJob {
@@ -22,12 +23,20 @@ extension PackageJob {
         case ts
     }
 
-    /// Package options, after defaults. Parsed from `format`, `segment_format` and `segment_duration`.
+    /// Package options, after defaults. Parsed from `format`, `segment_format`, `segment_duration`,
+    /// `renditions` and `preset`.
     public struct Options: Sendable, Codable, Equatable {
         public var format: ManifestFormat
         public var segmentFormat: SegmentFormat
         /// The target segment length in seconds; segments end at the first keyframe past it.
         public var segmentDuration: Double
+        /// The ABR ladder to encode, largest first; empty for one rendition by stream copy.
+        public var renditions: [LadderRung]
+        /// x264's speed preset for the ladder; nil (only) without `renditions`.
+        public var preset: TranscodeJob.Preset?
+
+        /// The ladder's x264 preset when none is given.
+        public static let defaultPreset = TranscodeJob.Preset.veryfast
 
         /// The segment lengths a package may target, in seconds.
         public static let segmentDurations: ClosedRange<Double> = 1...60
@@ -36,14 +45,25 @@ extension PackageJob {
             case format
             case segmentFormat = "segment_format"
             case segmentDuration = "segment_duration"
+            case renditions, preset
         }
 
-        public init(format: ManifestFormat = .hls, segmentFormat: SegmentFormat = .fmp4, segmentDuration: Double = 6)
-            throws
-        {
+        public init(
+            format: ManifestFormat = .hls, segmentFormat: SegmentFormat = .fmp4, segmentDuration: Double = 6,
+            renditions: [LadderRung] = [], preset: TranscodeJob.Preset? = nil
+        ) throws {
             self.format = format
             self.segmentFormat = segmentFormat
             self.segmentDuration = segmentDuration
+            self.renditions = renditions.sorted { $0.height > $1.height }
+            self.preset = renditions.isEmpty ? preset : preset ?? Self.defaultPreset
+            if renditions.isEmpty, preset != nil {
+                throw MediaError(
+                    .invalidOption, "preset sets the speed of the ladder's encoder: give renditions too")
+            }
+            if Set(renditions).count != renditions.count {
+                throw MediaError(.invalidOption, "renditions names a rendition twice")
+            }
             guard Self.segmentDurations.contains(segmentDuration) else {
                 throw MediaError(
                     .invalidOption, "segment_duration (\(segmentDuration)) is outside 1…60 seconds")
@@ -61,24 +81,41 @@ extension PackageJob {
             try self.init(
                 format: container.decodeIfPresent(ManifestFormat.self, forKey: .format) ?? .hls,
                 segmentFormat: container.decodeIfPresent(SegmentFormat.self, forKey: .segmentFormat) ?? .fmp4,
-                segmentDuration: container.decodeIfPresent(Double.self, forKey: .segmentDuration) ?? 6)
+                segmentDuration: container.decodeIfPresent(Double.self, forKey: .segmentDuration) ?? 6,
+                renditions: container.decodeIfPresent([LadderRung].self, forKey: .renditions) ?? [],
+                preset: container.decodeIfPresent(TranscodeJob.Preset.self, forKey: .preset))
         }
 
-        /// Parses string options as the CLI and HTTP API receive them. `renditions` (an ABR ladder, which
-        /// re-encodes) is refused by name until the transcode pipeline exists, rather than as an unknown option.
+        /// Encodes what was given: `renditions` and `preset` only for a ladder.
+        public func encode(to encoder: Swift.Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(format, forKey: .format)
+            try container.encode(segmentFormat, forKey: .segmentFormat)
+            try container.encode(segmentDuration, forKey: .segmentDuration)
+            if !renditions.isEmpty { try container.encode(renditions, forKey: .renditions) }
+            try container.encodeIfPresent(preset, forKey: .preset)
+        }
+
+        /// Parses string options as the CLI and HTTP API receive them; `renditions` is a comma list of
+        /// `LadderRung` names.
         public init(parsing values: [String: String]) throws {
-            if values["renditions"] != nil {
-                throw MediaError(
-                    .invalidOption,
-                    "renditions (an ABR ladder, re-encoded) is not available yet; without it the package is one "
-                        + "rendition by stream copy")
-            }
             var reader = OptionReader(values)
             let format = try reader.choice("format", as: ManifestFormat.self) ?? .hls
             let segmentFormat = try reader.choice("segment_format", as: SegmentFormat.self) ?? .fmp4
             let segmentDuration = try reader.seconds("segment_duration") ?? 6
+            let names = LadderRung.allCases.map(\.rawValue).joined(separator: ", ")
+            let renditions =
+                try reader.value("renditions", expecting: "a comma list of \(names)") { raw -> [LadderRung]? in
+                    let rungs = raw.split(separator: ",", omittingEmptySubsequences: false).map {
+                        LadderRung(rawValue: $0.trimmingCharacters(in: .whitespaces))
+                    }
+                    return rungs.contains(nil) ? nil : rungs.compactMap { $0 }
+                } ?? []
+            let preset = try reader.choice("preset", as: TranscodeJob.Preset.self)
             try reader.finish()
-            try self.init(format: format, segmentFormat: segmentFormat, segmentDuration: segmentDuration)
+            try self.init(
+                format: format, segmentFormat: segmentFormat, segmentDuration: segmentDuration, renditions: renditions,
+                preset: preset)
         }
     }
 }

@@ -1,13 +1,17 @@
 import CFFmpeg
 import MediaCore
 
-/// The tracks a package keeps and where each one's files go: the first video track (its folder named by
-/// its height, `720p`) and every audio track (`audio`, or `audio_1`, `audio_2`, … when there are several),
-/// each with the RFC 6381 codec string its manifests state.
+/// The tracks a package keeps and where each one's files go: the first video track, or every one for a
+/// ladder's intermediate file (each folder named by its height, `720p`), and every audio track (`audio`,
+/// or `audio_1`, `audio_2`, … when there are several), each with the RFC 6381 codec string its manifests
+/// state.
 struct PackagePlan {
     /// One kept track.
     struct Track {
         let inputIndex: Int
+        /// The track of the job's input it came from, for results and messages: `inputIndex` itself, or for
+        /// a ladder's intermediate file the source track that was encoded.
+        let sourceIndex: Int
         let isVideo: Bool
         let codec: String
         let codecString: String
@@ -30,8 +34,12 @@ struct PackagePlan {
         AV_CODEC_ID_AC3.rawValue, AV_CODEC_ID_EAC3.rawValue,
     ]
 
-    init(input: InputFile, options: PackageJob.Options) throws {
-        var video: UnsafeMutablePointer<AVStream>?
+    /// `everyVideoTrack` keeps every video track as a rendition of its own: the ladder's renditions, whose
+    /// `sourceIndices` give, for each track of `input`, the source track it was encoded from.
+    init(
+        input: InputFile, options: PackageJob.Options, everyVideoTrack: Bool = false, sourceIndices: [Int]? = nil
+    ) throws {
+        var videos: [UnsafeMutablePointer<AVStream>] = []
         var audio: [UnsafeMutablePointer<AVStream>] = []
         var warnings: [String] = []
         for stream in input.streams {
@@ -40,8 +48,8 @@ struct PackagePlan {
             if stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
                 warnings.append("\(label) is cover art, which a streaming package does not carry")
             } else if parameters.codec_type == AVMEDIA_TYPE_VIDEO {
-                if video == nil {
-                    video = stream
+                if videos.isEmpty || everyVideoTrack {
+                    videos.append(stream)
                 } else {
                     warnings.append("\(label) is a further video track; the package has one video rendition")
                 }
@@ -51,19 +59,22 @@ struct PackagePlan {
                 warnings.append("\(label) is a \(MediaInfo.Track(describing: stream).kind) track and was not copied")
             }
         }
-        let chosen = (video.map { [$0] } ?? []) + audio
+        let chosen = videos + audio
         guard !chosen.isEmpty else {
             throw MediaError(.missingStream, "the input has no audio or video track to package")
         }
         tracks = try chosen.enumerated().map { position, stream in
-            try Self.track(
-                stream, audioNumber: video == nil ? position + 1 : position, audioCount: audio.count, options)
+            let index = Int(stream.pointee.index)
+            return try Self.track(
+                stream, sourceIndex: sourceIndices?[index] ?? index, audioNumber: position - videos.count + 1,
+                audioCount: audio.count, options)
         }
         self.warnings = warnings
     }
 
     private static func track(
-        _ stream: UnsafeMutablePointer<AVStream>, audioNumber: Int, audioCount: Int, _ options: PackageJob.Options
+        _ stream: UnsafeMutablePointer<AVStream>, sourceIndex: Int, audioNumber: Int, audioCount: Int,
+        _ options: PackageJob.Options
     ) throws -> Track {
         let parameters = stream.pointee.codecpar!
         let codec = String(cString: avcodec_get_name(parameters.pointee.codec_id))
@@ -71,11 +82,11 @@ struct PackagePlan {
         if options.segmentFormat == .ts, !transportStreamCodecs.contains(parameters.pointee.codec_id.rawValue) {
             throw MediaError(
                 .invalidOption,
-                "segment_format=ts cannot carry \(codec) (track \(stream.pointee.index)); use segment_format=fmp4")
+                "segment_format=ts cannot carry \(codec) (track \(sourceIndex)); use segment_format=fmp4")
         }
         guard let codecString = CodecString.of(parameters) else {
             throw MediaError(
-                .unsupportedCodec, "track \(stream.pointee.index) is \(codec), which HLS and DASH packages do not carry"
+                .unsupportedCodec, "track \(sourceIndex) is \(codec), which HLS and DASH packages do not carry"
             )
         }
         let info = MediaInfo.Track(describing: stream)
@@ -83,7 +94,8 @@ struct PackagePlan {
         let folder =
             isVideo ? (height > 0 ? "\(height)p" : "video") : audioCount == 1 ? "audio" : "audio_\(audioNumber)"
         return Track(
-            inputIndex: Int(stream.pointee.index), isVideo: isVideo, codec: codec, codecString: codecString,
+            inputIndex: Int(stream.pointee.index), sourceIndex: sourceIndex, isVideo: isVideo, codec: codec,
+            codecString: codecString,
             folder: folder, language: info.language, channels: Int(parameters.pointee.ch_layout.nb_channels),
             sampleRate: Int(parameters.pointee.sample_rate), width: Int(parameters.pointee.width), height: height,
             frameRate: stream.pointee.avg_frame_rate)

@@ -53,7 +53,7 @@ struct PackageRendition {
     func summary(hasPlaylist: Bool) -> PackageResult.Rendition {
         let rate = track.frameRate
         return PackageResult.Rendition(
-            name: track.folder, kind: track.isVideo ? "video" : "audio", inputIndex: track.inputIndex,
+            name: track.folder, kind: track.isVideo ? "video" : "audio", inputIndex: track.sourceIndex,
             codec: track.codec, codecs: track.codecString, bandwidth: bandwidth, averageBandwidth: averageBandwidth,
             width: track.isVideo ? track.width : nil, height: track.isVideo ? track.height : nil,
             frameRate: track.isVideo && rate.num > 0 && rate.den > 0 ? av_q2d(rate) : nil, language: track.language,

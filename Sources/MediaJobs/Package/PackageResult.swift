@@ -18,7 +18,8 @@ public struct PackageResult: JobResult, Equatable {
         case segmentDuration = "segment_duration"
     }
 
-    /// One track of the package, copied as it is.
+    /// One rendition of the package: a track copied as it is, or one of a ladder's encodes (whose
+    /// `input_index` is the source track it was encoded from).
     public struct Rendition: Codable, Sendable, Equatable {
         /// Its folder, `720p` or `audio`.
         public var name: String

@@ -81,10 +81,11 @@ function optionField(option) {
     const numeric = option.type === "integer" ? "numeric" : "decimal";
     field = el("input", {
       id, name: option.name, type: "text", placeholder: fallback, "aria-describedby": `${id}-help`,
-      inputmode: ["frame_rate", "bit_rate", "seconds_list", "color"].includes(option.type) ? "text" : numeric,
+      inputmode: ["frame_rate", "bit_rate", "seconds_list", "choice_list", "color"].includes(option.type) ? "text" : numeric,
     });
   }
-  const help = [option.help, hints[option.type]].filter(Boolean).join(" — ");
+  const listHint = option.type === "choice_list" ? `any of ${option.allowed.join(", ")}, separated by commas` : null;
+  const help = [option.help, hints[option.type] ?? listHint].filter(Boolean).join(" — ");
   return el("div", { class: "option" }, el("label", { for: id, text: option.name }), field, el("small", { id: `${id}-help`, text: help }));
 }
 
