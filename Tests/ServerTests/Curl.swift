@@ -19,6 +19,7 @@ struct Curl {
 
         /// `error.code` of an error body.
         var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+        var errorMessage: String { (json["error"] as? [String: Any])?["message"] as? String ?? "" }
     }
 
     /// Runs `curl <arguments> <url>` and captures the reply (`-D` headers, `-o` body, `-w` status and time).

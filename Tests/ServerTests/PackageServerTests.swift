@@ -235,4 +235,30 @@ import TestSupport
             #expect(reply.errorCode == "invalid_option", "\(query)")
         }
     }
+
+    /// What the file holds decides these: a probe of the upload refuses them before a job exists, with the
+    /// job's own message, and the upload is removed.
+    @Test func refusesTracksTheOptionsCannotTakeAtUpload() throws {
+        let server = try ServerProcess()
+        let vp9 = try Fixtures.make(
+            "vp9.webm",
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1", "-c:v", "libvpx-vp9", "-deadline",
+                "realtime", "-cpu-used", "8", "-f", "webm",
+            ])
+        let audioOnly = try Fixtures.make(
+            "tone.m4a", ["-f", "lavfi", "-i", "sine=duration=1", "-c:a", "aac", "-f", "mp4"])
+        for (input, query, quoted) in [
+            (vp9, "segment_format=ts", "cannot carry vp9"), (audioOnly, "renditions=360p", "no video track"),
+        ] {
+            let reply = try Curl.run(server.url("/jobs/package?\(query)"), ["-T", input])
+            #expect(reply.status == 400, "\(query)")
+            #expect(reply.errorCode == "invalid_option", "\(query)")
+            #expect(reply.errorMessage.contains(quoted), "\(reply.json)")
+        }
+        #expect((try Curl.run(server.url("/jobs")).json["jobs"] as? [Any])?.isEmpty == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads").isEmpty)
+        let fits = try Curl.run(server.url("/jobs/package?segment_format=fmp4&wait=60"), ["-T", vp9])
+        #expect(fits.json["state"] as? String == "succeeded", "\(fits.json)")
+    }
 }

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// The identity of a job kind: a `MediaJob` type, known by its name.
 ///
 /// Records, queries and idempotency entries store the name; decoding one looks it up in `JobCatalog`, so
@@ -41,6 +43,12 @@ public struct JobKind: Sendable, Hashable, CaseIterable, RawRepresentable, Custo
     /// Decodes this kind's result.
     public func decodeResult(from decoder: Swift.Decoder) throws -> JobResultValue {
         try job.decodeResult(from: decoder)
+    }
+
+    /// The check of an upload's tracks that `options` require before a job is queued
+    /// (`MediaJob.admission(for:)`), or nil.
+    public func admission(for options: JobOptions) throws -> (@Sendable (MediaInfo) throws -> Void)? {
+        try job.admission(for: options)
     }
 
     /// The primary output's file name for `options`.

@@ -26,6 +26,12 @@ public protocol MediaJob: Sendable {
     ///
     /// The server passes `<job>/outputs/` + `primaryOutput(for:)`; the command line passes the user's path.
     static func run(_ options: Options, inputs: JobInputFiles, output: String, context: JobContext) throws -> Result
+    /// What `options` require of an input's tracks, checked by the server against a probe of each upload
+    /// before the job is queued, so that a refusal that depends on the file's contents (a codec a segment
+    /// format cannot carry) is a 400 rather than a failed job; nil when the options require nothing. The
+    /// job makes the same checks when it opens its input, which is all an input by URL or the command
+    /// line gets.
+    static func admission(for options: Options) -> (@Sendable (MediaInfo) throws -> Void)?
 }
 
 extension MediaJob {
@@ -33,6 +39,12 @@ extension MediaJob {
     public static var kind: JobKind { JobKind(Self.self) }
 
     public static var timeScale: Double { 1 }
+
+    public static func admission(for options: Options) -> (@Sendable (MediaInfo) throws -> Void)? { nil }
+
+    static func admission(for options: JobOptions) throws -> (@Sendable (MediaInfo) throws -> Void)? {
+        admission(for: try options.typed(Options.self))
+    }
 
     static var optionDescriptions: [OptionDescription] { Options.descriptions }
 

@@ -29,7 +29,7 @@ struct PackagePlan {
     let warnings: [String]
 
     /// The codecs an MPEG-TS segment carries in a way HLS players decode.
-    private static let transportStreamCodecs: Set<UInt32> = [
+    static let transportStreamCodecs: Set<UInt32> = [
         AV_CODEC_ID_H264.rawValue, AV_CODEC_ID_HEVC.rawValue, AV_CODEC_ID_AAC.rawValue, AV_CODEC_ID_MP3.rawValue,
         AV_CODEC_ID_AC3.rawValue, AV_CODEC_ID_EAC3.rawValue,
     ]

@@ -72,6 +72,9 @@ extension MediaService {
                 let path = upload.file.path
                 try await threadPool.runIfActive { try InputScreen.check(path, part: part, kind: kind) }
             }
+            if let admission = try kind.admission(for: options) {
+                for upload in received.values { try await admit(upload.file.path, admission) }
+            }
             if let callback { _ = try configuration.webhooks.check(callback) }
             let fingerprint = IdempotencyEntry(
                 jobID: JobStore.newID(), createdAt: Date(), options: options, callbackURL: callback,
