@@ -65,6 +65,27 @@ import Testing
         if format == "mkv" { #expect(try Parsers.mkvmerge(output, tracks: 2).problems == []) }
     }
 
+    /// Progress grows to 1 by the time both tracks reached; a cancelled job stops and leaves no output.
+    @Test func reportsProgressAndStopsWhenCancelled() throws {
+        let scratch = try Scratch("camera-mux")
+        let inputs = ["video": try Self.flash(), "audio": try Self.beep()]
+        let options = try EncodeJob.Options(parsing: CameraFrames.options("yuv420p", Self.pcm))
+        let output = scratch.file("output.mp4")
+        let progress = ProgressLog()
+        let cancelling = JobContext(reportProgress: { progress.add($0) }, isCancelled: { progress.count >= 20 })
+        let error = #expect(throws: MediaError.self) {
+            try EncodeJob.run(options, inputs: JobInputFiles(inputs), output: output, context: cancelling)
+        }
+        #expect(error?.code == .cancelled)
+        #expect(try scratch.listing() == [])
+        let finished = ProgressLog()
+        _ = try EncodeJob.run(
+            options, inputs: JobInputFiles(inputs), output: output,
+            context: JobContext(reportProgress: { finished.add($0) }))
+        #expect(finished.values.last == 1 && finished.values == finished.values.sorted())
+        #expect(finished.values.contains { $0 > 0.4 && $0 < 0.6 })
+    }
+
     /// The time of the first frame whose mean luma is bright, as ffprobe reads it through libavfilter.
     static func firstBrightFrame(_ path: String) throws -> Double {
         let rows = try Command.run(
