@@ -72,6 +72,44 @@ import Testing
         #expect(try Parsers.gstreamerProblems(file, streams: 2) == [])
     }
 
+    /// Frames go up through tus: an upload naming the kind becomes the job's lone input, and uploads
+    /// without a kind are the `video` and `audio` parts of a job that names them.
+    @Test func encodesFramesUploadedThroughTus() throws {
+        let server = try ServerProcess()
+        let frames = try Self.frames("nv12")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: frames)[.size] as? Int)
+        let options = [
+            "kind": "encode", "pixel_format": "nv12", "width": "160", "height": "120", "fps": "30", "format": "h264",
+        ]
+        let metadata = options.sorted { $0.key < $1.key }.map { "\($0.key) \(Tus.base64($0.value))" }
+        let created = try Tus.create(
+            server, length: size, metadata: metadata.joined(separator: ","),
+            ["-H", "Content-Type: application/offset+octet-stream", "--data-binary", "@\(frames)"])
+        #expect(created.status == 201, "\(created.text)")
+        let job = try Curl.run(server.url(try #require(created.headers["mediad-job"]) + "?wait=120"))
+        #expect(job.json["state"] as? String == "succeeded", "\(job.text)")
+        let result = try #require(job.json["result"] as? [String: Any])
+        #expect(result["muxer"] as? String == "h264")
+
+        let pcm = try Fixtures.make(
+            "camera_http.pcm", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2", "-f", "s16le"])
+        var ids: [String] = []
+        for file in [frames, pcm] {
+            let length = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+            let upload = try Tus.create(
+                server, length: length,
+                ["-H", "Content-Type: application/offset+octet-stream", "--data-binary", "@\(file)"])
+            ids.append(String(try #require(upload.headers["location"]).split(separator: "/").last ?? ""))
+        }
+        let muxed = try Curl.run(
+            server.url(
+                "/jobs/encode?video_upload=\(ids[0])&audio_upload=\(ids[1])&pixel_format=nv12&\(Self.geometry)"
+                    + "&sample_rate=48000&channels=1&sample_format=s16le&format=mkv&wait=120"), ["-X", "POST"])
+        #expect(muxed.json["state"] as? String == "succeeded", "\(muxed.text)")
+        let tracks = (muxed.json["result"] as? [String: Any])?["tracks"] as? [[String: Any]]
+        #expect(tracks?.map { $0["codec"] as? String } == ["h264", "aac"])
+    }
+
     /// Options that cannot describe or encode frames, and parts that do not fit them, are refused at
     /// upload, before a job exists.
     @Test func refusesImpossibleOptions() throws {
