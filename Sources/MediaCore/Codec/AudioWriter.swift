@@ -26,12 +26,18 @@ public final class AudioWriter {
     public private(set) var bytesWritten: Int64 = 0
 
     /// Adds the encoder's stream to `output` and writes the header with `muxerOptions`.
-    public init(output: OutputFile, encoder: Encoder, muxerOptions: [String: String] = [:]) throws {
+    public convenience init(output: OutputFile, encoder: Encoder, muxerOptions: [String: String] = [:]) throws {
+        try self.init(sharing: output, encoder: encoder)
+        try output.writeHeader(options: muxerOptions)
+    }
+
+    /// Adds the encoder's stream to `output`, which other streams share: whoever owns the file writes its
+    /// header before the first `write` and finishes it after `flush()`.
+    public init(sharing output: OutputFile, encoder: Encoder) throws {
         self.output = output
         self.encoder = encoder
         let parameters = try encoder.parameters()
         stream = try output.addStream(copying: parameters.pointer, timeBase: encoder.timeBase)
-        try output.writeHeader(options: muxerOptions)
         fifo = try encoder.frameSize.map { try AudioFifo(format: encoder.inputFormat, capacity: 2 * $0) }
     }
 
@@ -47,6 +53,13 @@ public final class AudioWriter {
 
     /// Drains the resampler, the FIFO (a short last frame) and the encoder, then finishes the file.
     public func finish() throws {
+        try flush()
+        try output.finish()
+    }
+
+    /// Drains the resampler, the FIFO (a short last frame) and the encoder into the file, leaving the file
+    /// open for the streams it shares it with.
+    public func flush() throws {
         if let resampler {
             try resampler.flush(into: converted)
             try push(converted)
@@ -58,7 +71,6 @@ public final class AudioWriter {
         }
         try encoder.send(nil)
         try drain()
-        try output.finish()
     }
 
     private func resampler(for frame: Frame) throws -> Resampler {

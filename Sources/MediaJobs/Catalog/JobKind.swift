@@ -27,6 +27,13 @@ public struct JobKind: Sendable, Hashable, CaseIterable, RawRepresentable, Custo
     /// The upload parts the kind takes.
     public var inputs: [JobInputPart] { job.inputs }
 
+    /// The part a lone input fills when nothing names its part — a raw body, `upload=`, a tus upload that
+    /// names the kind: the `file` part where the kind has one (encode's, beside its `video` and `audio`
+    /// parts), else the only part of a kind of one; nil for mux, whose raw body its bytes assign.
+    public var loneInput: JobInputPart? {
+        inputs.first { $0.name == "file" } ?? (inputs.count == 1 ? inputs[0] : nil)
+    }
+
     /// The factor the kind's time limits are scaled by (`MediaJob.timeScale`).
     public var timeScale: Double { job.timeScale }
 
@@ -49,6 +56,11 @@ public struct JobKind: Sendable, Hashable, CaseIterable, RawRepresentable, Custo
     /// (`MediaJob.admission(for:)`), or nil.
     public func admission(for options: JobOptions) throws -> (@Sendable (MediaInfo) throws -> Void)? {
         try job.admission(for: options)
+    }
+
+    /// Throws when the input parts given (by part name) cannot go with `options` (`MediaJob.checkParts`).
+    public func checkParts(_ parts: Set<String>, options: JobOptions) throws {
+        try job.checkParts(parts, options: options)
     }
 
     /// The primary output's file name for `options`.

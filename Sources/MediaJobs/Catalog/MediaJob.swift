@@ -19,6 +19,9 @@ public protocol MediaJob: Sendable {
     /// How much longer than a remux of an input of the same size the kind may run: its time limits
     /// (wall clock and CPU) are scaled by it. 1 for the kinds that copy or code audio only.
     static var timeScale: Double { get }
+    /// Refuses input parts that cannot go with these options (encode: camera frames without
+    /// `pixel_format`), so that a request fails with 400 before a job exists. Any parts do by default.
+    static func checkParts(_ parts: Set<String>, options: Options) throws
     /// The primary output's file name for these options, e.g. `output.mkv`.
     static func primaryOutput(for options: Options) -> String
     /// Runs the job on the calling thread: reads the parts given in `inputs`, writes the primary output to
@@ -44,6 +47,12 @@ extension MediaJob {
 
     static func admission(for options: JobOptions) throws -> (@Sendable (MediaInfo) throws -> Void)? {
         admission(for: try options.typed(Options.self))
+    }
+
+    public static func checkParts(_ parts: Set<String>, options: Options) throws {}
+
+    static func checkParts(_ parts: Set<String>, options: JobOptions) throws {
+        try checkParts(parts, options: try options.typed(Options.self))
     }
 
     static var optionDescriptions: [OptionDescription] { Options.descriptions }

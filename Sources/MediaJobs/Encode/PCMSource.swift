@@ -89,6 +89,12 @@ final class PCMSource {
     /// Sample frames delivered so far.
     var samplesDelivered: Int64 { samplesRead }
 
+    /// Seconds of audio delivered so far.
+    var seconds: Double { Double(samplesRead) / Double(sampleRate) }
+
+    /// Seconds of audio in the input, when known (0 otherwise).
+    var totalSeconds: Double { Double(totalSamples) / Double(sampleRate) }
+
     /// Decodes the next frame into `frame`; false at the end of the input.
     func next(into frame: Frame) throws -> Bool {
         while true {

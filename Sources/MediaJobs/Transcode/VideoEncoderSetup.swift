@@ -13,6 +13,9 @@ struct VideoEncoderSetup {
     var timeBase: AVRational
     var frameRate: AVRational?
     var globalHeader: Bool
+    /// Whether the parameter sets (SPS and PPS; VPS too for HEVC) go in band before every keyframe, as
+    /// Annex-B streams need to be decodable from any keyframe (a phone's encoder writes them so).
+    var repeatHeaders = false
 
     func open() throws -> Encoder {
         let codec = options.videoCodec
@@ -53,6 +56,7 @@ struct VideoEncoderSetup {
             if let level = options.level { values["level"] = level }
             // A fixed GOP: no keyframe at scene cuts, and every keyframe an IDR.
             if options.gop != nil { values["sc_threshold"] = "0" }
+            if repeatHeaders { values["x264-params"] = "repeat-headers=1" }
         case .hevc:
             if let crf { values["crf"] = String(crf) }
             if let preset = options.preset { values["preset"] = preset.rawValue }
@@ -61,6 +65,7 @@ struct VideoEncoderSetup {
             if let level = options.level { params.append("level-idc=\(level)") }
             if let gop = options.gop { params += ["keyint=\(gop)", "min-keyint=\(gop)", "scenecut=0", "open-gop=0"] }
             if let bframes = options.bframes { params.append("bframes=\(bframes)") }
+            if repeatHeaders { params.append("repeat-headers=1") }
             values["x265-params"] = params.joined(separator: ":")
         case .av1:
             if let crf { values["crf"] = String(crf) }

@@ -64,13 +64,5 @@ final class VideoTranscoder: TrackPipeline {
 
     func finish() throws { try chain.finish() }
 
-    func report() -> TranscodeResult.Track {
-        let context = chain.encoder.context.pointee
-        let rate = context.framerate
-        return TranscodeResult.Track(
-            kind: "video", codec: chain.encoder.codecName, profile: nil, copied: false, frames: track.packets,
-            duration: track.duration, bitrate: track.bitrate, width: Int(context.width), height: Int(context.height),
-            frameRate: rate.num > 0 && rate.den > 0
-                ? FrameRate(numerator: Int(rate.num), denominator: Int(rate.den)).description : nil)
-    }
+    func report() -> TranscodeResult.Track { chain.encoding.videoReport() }
 }

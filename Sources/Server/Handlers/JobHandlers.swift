@@ -61,6 +61,12 @@ extension MediaService {
                     .badRequest, "invalid_option",
                     "input '\(both.name)' is given both as a file and as \(InputURLs.field(of: both))")
             }
+            let parts = kind.inputs.filter { received[$0.name] != nil || urls.names.contains($0.storedName) }
+            do {
+                try kind.checkParts(Set(parts.map(\.name)), options: options)
+            } catch let error as MediaError {
+                throw ServiceError(error)
+            }
             guard !received.isEmpty || !urls.isEmpty else {
                 throw ServiceError(
                     .badRequest, "missing_input",
@@ -133,10 +139,11 @@ extension MediaService {
         }
     }
 
-    /// Raw bodies carry one input; for a kind of several parts (mux), its first bytes say which part.
+    /// Raw bodies carry one input: the kind's lone input, or for a kind of several parts without one
+    /// (mux), the part its first bytes say.
     private func rawPartName(_ kind: JobKind, _ file: UploadedFile) async throws -> String {
+        if let lone = kind.loneInput { return lone.name }
         let parts = kind.inputs
-        guard parts.count > 1 else { return parts[0].name }
         let verdict = try await threadPool.runIfActive { try InputSniffer.sniff(path: file.path) }
         if case .container(let container) = verdict,
             let part = parts.first(where: { $0.containers.contains(container) })

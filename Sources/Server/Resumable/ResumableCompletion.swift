@@ -19,7 +19,7 @@ extension MediaService {
         guard let job = try UploadJobRequest(writer.upload.metadata, webhooks: configuration.webhooks) else { return }
         let options = try options(job.kind, job.options)
         try await checkCapacity()
-        let part = job.kind.inputs[0].name
+        let part = job.part
         do {
             try await threadPool.runIfActive { try InputScreen.check(file.path, part: part, kind: job.kind) }
         } catch {
@@ -38,8 +38,8 @@ extension MediaService {
         await jobs.enqueue(record)
     }
 
-    /// The inputs a job request names by upload id — `upload=<id>` for a kind of one input, `<part>_upload=<id>`
-    /// for each part of a kind of several (mux: `audio_upload`, `video_upload`) — taken out of `values`.
+    /// The inputs a job request names by upload id — `upload=<id>` for the kind's lone input, `<part>_upload=<id>`
+    /// for each other part (mux: `audio_upload`, `video_upload`; encode: beside `upload`) — taken out of `values`.
     /// Each must be a complete upload of the caller's without a kind of its own (409 `upload_incomplete`,
     /// `upload_in_use`); it stays locked until the job is stored (`release`) or the request fails
     /// (`discard`). A request naming uploads sends no body (400 `invalid_request`).
@@ -49,7 +49,8 @@ extension MediaService {
         var claimed: [String: UploadReceiver.Part] = [:]
         do {
             for part in kind.inputs {
-                guard let id = values.removeValue(forKey: kind.inputs.count == 1 ? "upload" : "\(part.name)_upload")
+                let field = part.name == kind.loneInput?.name ? "upload" : "\(part.name)_upload"
+                guard let id = values.removeValue(forKey: field)
                 else { continue }
                 claimed[part.name] = try await claimUpload(id, request)
             }

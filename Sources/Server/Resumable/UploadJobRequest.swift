@@ -10,6 +10,8 @@ import MediadRuntime
 /// that a bad option is refused before a byte is sent, and read again when the last byte arrives.
 struct UploadJobRequest {
     var kind: JobKind
+    /// The part the upload becomes: the kind's lone input.
+    var part: String
     var options: [String: String]
     var callbackURL: String?
     var sourceName: String?
@@ -23,7 +25,7 @@ struct UploadJobRequest {
                 .badRequest, "invalid_option",
                 "no job kind '\(name.prefix(40))'; kinds: \(JobKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard kind.inputs.count == 1 else {
+        guard let part = kind.loneInput?.name else {
             let parts = kind.inputs.map { "\($0.name)_upload=<id>" }.joined(separator: "&")
             throw ServiceError(
                 .badRequest, "invalid_option",
@@ -48,6 +50,7 @@ struct UploadJobRequest {
             throw ServiceError(error)
         }
         self.kind = kind
+        self.part = part
         options = values
     }
 }
