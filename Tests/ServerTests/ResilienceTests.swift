@@ -69,7 +69,8 @@ import Testing
                     try Curl.run(server.url("/jobs/remux?format=mkv"), ["-T", try Fixtures.h264AacMP4()]).json["id"]
                         as? String))
         }
-        for _ in 0..<100 {
+        // A loaded machine can take seconds to start the worker.
+        for _ in 0..<600 {
             if try Curl.run(server.url("/jobs/\(running)")).json["state"] as? String == "running" { break }
             usleep(50_000)
         }
