@@ -64,6 +64,44 @@ def timed(command, **kwargs):
     return time.perf_counter() - start
 
 
+def sync_path(path):
+    """fsyncs a file, or every file under a directory, and the directory holding it: what mediad does to
+    each output before it reports it done (ffmpeg and cp leave theirs to the kernel's writeback)."""
+    files = [path] if os.path.isfile(path) else [os.path.join(folder, name) for folder, _, names in os.walk(path)
+                                                 for name in names]
+    for name in files + [os.path.dirname(os.path.abspath(path))]:
+        descriptor = os.open(name, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+def timed_synced(command, path, **kwargs):
+    """Wall time of one run of `command` plus the fsync of its output `path` (file or directory)."""
+    start = time.perf_counter()
+    run(command, **kwargs)
+    sync_path(path)
+    return time.perf_counter() - start
+
+
+def busy_cores():
+    """A reader of how many of the machine's cores were busy (not idle) since it was made, from /proc/stat."""
+    def sample():
+        with open("/proc/stat") as stat:
+            fields = [int(value) for value in stat.readline().split()[1:]]
+        return sum(fields), fields[3] + fields[4]  # idle + iowait
+
+    total, idle = sample()
+
+    def since():
+        now_total, now_idle = sample()
+        elapsed = now_total - total
+        return os.cpu_count() * (1 - (now_idle - idle) / elapsed) if elapsed else 0.0
+
+    return since
+
+
 def timed_peak(command):
     """Wall time (seconds) and peak resident memory (KiB, from the kernel's rusage of that child) of one run."""
     start = time.perf_counter()
@@ -237,6 +275,37 @@ http {{
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def submit_jobs(server, body, jobs, clients=4):
+    """Posts `jobs` remux jobs of `body` from `clients` keep-alive connections, each waiting for its job to
+    end; the wall time of them all, in seconds."""
+    errors = []
+    remaining = iter(range(jobs))
+    lock = threading.Lock()
+
+    def client():
+        connection = http.client.HTTPConnection("127.0.0.1", int(server.base.rsplit(":", 1)[1]), timeout=120)
+        while True:
+            with lock:
+                if next(remaining, None) is None or errors:
+                    break
+            connection.request("POST", "/jobs/remux?format=mp4&wait=60", body=body)
+            response = connection.getresponse()
+            data = response.read()
+            if response.status != 200 or json.loads(data)["state"] != "succeeded":
+                errors.append(f"{response.status}: {data[:300]!r}")
+        connection.close()
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    start_time = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise CaseFailure(errors[0])
+    return time.perf_counter() - start_time
+
+
 # ---------------------------------------------------------------------------------------------- media
 
 
@@ -292,6 +361,7 @@ class Media:
                 "sine=frequency=440:sample_rate=48000", "-t", "2", "-c:v", "libx264", "-preset", "ultrafast",
                 "-c:a", "aac", "-b:a", "192k"])
             self.video_label = "2 s 320x240"
+            self.long_video, self.long_video_label, self.thumbnail_every = self.video, self.video_label, 0.5
         else:
             base = self.clip("base.mp4", 2, "1280x720", 36)
             self.small = self.clip("small.mp4", 2, "640x360", 40)
@@ -304,6 +374,8 @@ class Media:
                 "sine=frequency=440:sample_rate=48000", "-t", "60", "-c:v", "libx264", "-preset", "ultrafast",
                 "-crf", "18", "-c:a", "aac", "-b:a", "192k", "-movflags", "+faststart"])
             self.video_label = "1080p 60 s"
+            self.long_video = self.repeated("video-1080p-10min.mp4", self.video, 10 * os.path.getsize(self.video))
+            self.long_video_label, self.thumbnail_every = "1080p 10 min", 10
         self.pcm = self.make(f"pcm-{pcm_seconds}s.wav", [
             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
             "-f", "lavfi", "-i", "anoisesrc=sample_rate=44100:amplitude=0.2",
@@ -385,7 +457,8 @@ class Bench:
             stop_all()
 
     def remux(self):
-        """Case 1: the remux engine warm in-process and as a command, vs ffmpeg -c copy and cp."""
+        """Case 1: the remux engine warm in-process and as a command, vs ffmpeg -c copy and cp, each of them
+        timed with an fsync of its output (mediad's output is durable when it returns; theirs is not)."""
         for source, limit in ((self.media.mid, 0.7), (self.media.big, 1.0)):
             label = size_label(source)
             for fmt in ("mp4", "mkv"):
@@ -395,16 +468,17 @@ class Bench:
                 name = f"remux {label} → {fmt}"
 
                 def measure():
-                    ffmpeg_time = median_time(lambda: timed(ffmpeg), self.runs)
-                    cp_time = median_time(lambda: timed(["cp", source, out]), self.runs)
+                    ffmpeg_time = median_time(lambda: timed_synced(ffmpeg, out), self.runs)
+                    cp_time = median_time(lambda: timed_synced(["cp", source, out], out), self.runs)
                     command_time = median_time(lambda: timed([self.mediad, "remux", source, "-o", out]), self.runs)
                     os.sync()
                     engine_time = statistics.median(
                         float(line) for line in run([self.engine, source, out, fmt, str(self.runs)]).split())
                     for how, value in (("in-process", engine_time), ("`mediad remux`", command_time)):
-                        self.report.add(f"{name}, {how}", seconds(value), f"ffmpeg -c copy {seconds(ffmpeg_time)}",
-                                        ratio(value / ffmpeg_time), at_most(value / ffmpeg_time, limit))
-                        self.report.add(f"{name}, {how}", seconds(value), f"cp {seconds(cp_time)}",
+                        self.report.add(f"{name}, {how}", seconds(value),
+                                        f"ffmpeg -c copy + fsync {seconds(ffmpeg_time)}", ratio(value / ffmpeg_time),
+                                        at_most(value / ffmpeg_time, limit))
+                        self.report.add(f"{name}, {how}", seconds(value), f"cp + fsync {seconds(cp_time)}",
                                         ratio(value / cp_time))
 
                 self.case(name, measure)
@@ -610,42 +684,12 @@ class Bench:
         with open(source, "rb") as file:
             body = file.read()
 
-        def submit_all(server, jobs, clients=4):
-            """Posts `jobs` remux jobs from `clients` keep-alive connections, each waiting for its job."""
-            errors = []
-            remaining = iter(range(jobs))
-            lock = threading.Lock()
-
-            def client():
-                connection = http.client.HTTPConnection("127.0.0.1", int(server.base.rsplit(":", 1)[1]),
-                                                        timeout=120)
-                while True:
-                    with lock:
-                        if next(remaining, None) is None or errors:
-                            break
-                    connection.request("POST", "/jobs/remux?format=mp4&wait=60", body=body)
-                    response = connection.getresponse()
-                    data = response.read()
-                    if response.status != 200 or json.loads(data)["state"] != "succeeded":
-                        errors.append(f"{response.status}: {data[:300]!r}")
-                connection.close()
-
-            threads = [threading.Thread(target=client) for _ in range(clients)]
-            start_time = time.perf_counter()
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            if errors:
-                raise CaseFailure(errors[0])
-            return time.perf_counter() - start_time
-
         def measure():
             rates = {}
             for isolation in ("process", "none"):
                 server = Server(self.mediad, self.scratch, "--workers", "2", "--isolation", isolation)
-                submit_all(server, 4)
-                rates[isolation] = count / submit_all(server, count)
+                submit_jobs(server, body, 4)
+                rates[isolation] = count / submit_jobs(server, body, count)
                 server.close()
             outputs = os.path.join(self.scratch, "loop")
             os.makedirs(outputs, exist_ok=True)
@@ -656,6 +700,36 @@ class Bench:
                 value = rates[isolation] / loop_rate
                 self.report.add(f"{name}, isolation {isolation}", f"{rates[isolation]:.1f} jobs/s",
                                 f"ffmpeg loop ×2 {loop_rate:.1f} jobs/s", ratio(value), at_least(value, limit))
+
+        self.case(name, measure)
+
+    def scaling(self):
+        """The small jobs of case 5 with process isolation on warm workers, at --workers 1, 2, 4 and 8: jobs/s,
+        the gain over one worker, and how many of the machine's cores were busy while they ran (the whole
+        machine's, from /proc/stat: server, workers, the harness's clients, and whatever else runs)."""
+        count = 6 if self.smoke else 200
+        source = self.media.small
+        name = f"{count} small remux jobs ({size_label(source)}), isolation process"
+        with open(source, "rb") as file:
+            body = file.read()
+
+        def measure():
+            single = None
+            for workers in (1, 2, 4, 8):
+                server = Server(self.mediad, self.scratch, "--workers", str(workers), "--isolation", "process")
+                clients = max(4, 2 * workers)
+                submit_jobs(server, body, 2 * workers, clients)  # every worker warm before the timed run
+                rates, busy = [], []
+                for _ in range(self.runs):
+                    cores = busy_cores()
+                    rates.append(count / submit_jobs(server, body, count, clients))
+                    busy.append(cores())
+                server.close()
+                rate = statistics.median(rates)
+                single = single or rate
+                self.report.add(f"{name}, --workers {workers}", f"{rate:.1f} jobs/s",
+                                f"--workers 1: {single:.1f} jobs/s; {statistics.median(busy):.2f} of "
+                                f"{os.cpu_count()} cores busy; {clients} clients", ratio(rate / single))
 
         self.case(name, measure)
 
@@ -720,6 +794,77 @@ class Bench:
 
         self.case(name, measure)
 
+    def thumbnails(self):
+        """A picture every 10 s of a 10-minute video (every 0.5 s of 2 s in smoke runs), full size JPEG:
+        `mediad thumbnails --every`, which seeks to the keyframe before each point, against `ffmpeg -vf
+        fps=1/10`, which decodes every frame; both timed with an fsync of their pictures."""
+        source = self.media.long_video
+        every = self.media.thumbnail_every
+        name = f"thumbnails every {every:g} s of {self.media.long_video_label}"
+        ours = os.path.join(self.scratch, "thumbs")
+        theirs = os.path.join(self.scratch, "ffmpeg-thumbs")
+
+        def mediad():
+            shutil.rmtree(ours, ignore_errors=True)
+            return timed([self.mediad, "thumbnails", source, "-o", ours, "--every", f"{every:g}"])
+
+        def ffmpeg():
+            shutil.rmtree(theirs, ignore_errors=True)
+            os.makedirs(theirs)
+            return timed_synced(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", source, "-vf", f"fps=1/{every:g}",
+                                 os.path.join(theirs, "thumb_%04d.jpg")], theirs)
+
+        def measure():
+            mediad_time = median_time(mediad, self.runs)
+            ffmpeg_time = median_time(ffmpeg, self.runs)
+            pictures = (len(os.listdir(ours)), len(os.listdir(theirs)))
+            self.report.add(f"{name} ({pictures[0]} pictures)", seconds(mediad_time),
+                            f"ffmpeg -vf fps=1/{every:g} + fsync {seconds(ffmpeg_time)} ({pictures[1]} pictures)",
+                            ratio(mediad_time / ffmpeg_time), at_most(mediad_time / ffmpeg_time, 0.5))
+
+        self.case(name, measure)
+
+    def loudness(self):
+        """EBU R128 two-pass normalisation of the PCM file to -16 LUFS, -1 dBTP, AAC 128k in M4A: `mediad
+        transcode --loudness -16` (measure, then correct) against ffmpeg's two `loudnorm` passes, the first
+        printing its measurement as JSON, the second given it (linear mode, back to the input's rate);
+        ffmpeg's output timed with an fsync, as mediad's is durable when it returns."""
+        source = self.media.pcm
+        name = f"loudness -16 LUFS, two passes, {self.media.pcm_seconds} s PCM → AAC 128k"
+        ours = os.path.join(self.scratch, "loudness.m4a")
+        theirs = os.path.join(self.scratch, "loudnorm.m4a")
+        target = "I=-16:TP=-1:LRA=11"
+        rate = run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=sample_rate",
+                    "-of", "csv=p=0", source]).strip()
+
+        def mediad():
+            return timed([self.mediad, "transcode", source, "-o", ours, "--video-codec", "none", "--audio-codec",
+                          "aac", "--audio-bitrate", "128k", "--loudness", "-16", "--true-peak", "-1"])
+
+        def ffmpeg():
+            start_time = time.perf_counter()
+            first = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-i", source, "-af",
+                                    f"loudnorm={target}:print_format=json", "-f", "null", "-"],
+                                   capture_output=True, text=True)
+            if first.returncode != 0:
+                raise CaseFailure(f"loudnorm's first pass exited {first.returncode}: {first.stderr[-400:]}")
+            measured = json.loads(first.stderr[first.stderr.rindex("{"):first.stderr.rindex("}") + 1])
+            second = (f"loudnorm={target}:measured_I={measured['input_i']}:measured_TP={measured['input_tp']}:"
+                      f"measured_LRA={measured['input_lra']}:measured_thresh={measured['input_thresh']}:"
+                      f"offset={measured['target_offset']}:linear=true")
+            run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", source, "-af", second, "-ar", rate, "-c:a", "aac",
+                 "-b:a", "128k", "-movflags", "+faststart", theirs])
+            sync_path(theirs)
+            return time.perf_counter() - start_time
+
+        def measure():
+            mediad_time = median_time(mediad, self.runs)
+            ffmpeg_time = median_time(ffmpeg, self.runs)
+            self.report.add(name, seconds(mediad_time), f"ffmpeg loudnorm ×2 + fsync {seconds(ffmpeg_time)}",
+                            ratio(mediad_time / ffmpeg_time), at_most(mediad_time / ffmpeg_time, 1.0))
+
+        self.case(name, measure)
+
 # ---------------------------------------------------------------------------------------------- main
 
 
@@ -747,7 +892,8 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="tiny inputs, one run each, no targets")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per measurement (after one warm-up)")
     parser.add_argument("--note", default="", help="a line for the results file (e.g. what else ran)")
-    parser.add_argument("--cases", default="remux,package,encode,upload,end_to_end,small_jobs,status_api,transcode",
+    parser.add_argument("--cases", default="remux,package,encode,upload,end_to_end,small_jobs,scaling,status_api,"
+                                            "transcode,thumbnails,loudness",
                         help="comma-separated subset of the cases")
     arguments = parser.parse_args()
     global NGINX

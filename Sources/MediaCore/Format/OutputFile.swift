@@ -12,6 +12,8 @@ public final class OutputFile {
     public let temporaryPath: String
     public let context: UnsafeMutablePointer<AVFormatContext>
     private var headerWritten = false
+    /// Whether the header reserved room for the `moov` (`moov_size`, see `MovieReservation`).
+    private var reservesMovie = false
     private var finished = false
     /// The file's size when writeback was last started, and a descriptor to start it on (see `write`).
     private var writebackMark: Int64 = 0
@@ -85,13 +87,14 @@ public final class OutputFile {
 
     public func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
 
-    /// Writes the container header with muxer `options` (e.g. `movflags`).
+    /// Writes the container header with muxer `options` (e.g. `movflags`, `moov_size`).
     public func writeHeader(options: [String: String] = [:]) throws {
         let dictionary = LibavDictionary(options)
         try LibavError.check(
             avformat_write_header(context, &dictionary.pointer), "cannot write the \(muxerName) header",
             code: .unsupportedCodec)
         headerWritten = true
+        reservesMovie = options["moov_size"] != nil
     }
 
     public var muxerName: String { String(cString: context.pointee.oformat.pointee.name) }
@@ -111,10 +114,15 @@ public final class OutputFile {
     }
 
     /// Writes the trailer, closes the file, lets `rewrite` amend what libav wrote (given the temporary
-    /// file's path), syncs the file, and renames it to `path`.
+    /// file's path), syncs the file, and renames it to `path`. A trailer that fails after a header with
+    /// `moov_size` throws `MovieReservation.Overflow`: the file is lost, to be written again with faststart.
     public func finish(rewrite: ((String) throws -> Void)? = nil) throws {
         guard headerWritten else { throw MediaError(.internalError, "finish() before writeHeader()") }
-        try LibavError.check(av_write_trailer(context), "finishing \(muxerName) output", code: .ioError)
+        do {
+            try LibavError.check(av_write_trailer(context), "finishing \(muxerName) output", code: .ioError)
+        } catch  where reservesMovie {
+            throw MovieReservation.Overflow(underlying: error)
+        }
         try LibavError.check(avio_closep(&context.pointee.pb), "closing \(path)", code: .ioError)
         try rewrite?(temporaryPath)
         try MediaError.fromFileSystem { try DurableFile.syncFile(atPath: temporaryPath) }

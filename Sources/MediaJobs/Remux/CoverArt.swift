@@ -14,6 +14,9 @@ final class CoverArt {
 
     init(_ pictures: [UnsafeMutablePointer<AVStream>]) { self.pictures = pictures }
 
+    /// The pictures' size in bytes, which an ISO target stores in its `moov`.
+    var byteCount: Int { pictures.reduce(0) { $0 + Int(max(0, $1.pointee.attached_pic.size)) } }
+
     /// Adds a stream for each picture, after the tracks; call before the header is written.
     func addStreams(to output: OutputFile, format: ContainerFormat) throws {
         for (number, picture) in pictures.enumerated() {

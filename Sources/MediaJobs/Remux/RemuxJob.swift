@@ -19,6 +19,23 @@ public struct RemuxJob: Sendable {
     func run(_ context: JobContext) throws -> RemuxResult {
         let container = try InputFile.classify(path: input, accepting: Self.acceptedInputs)
         if container.isElementaryStream { return try ElementaryRemux(job: self, container: container).run(context) }
+        do {
+            return try write(container, context, reservingMovie: true)
+        } catch is MovieReservation.Overflow {
+            // The progress reported so far stands; the second writing reports only its end.
+            let quiet = JobContext(isCancelled: context.isCancelled, checkResources: context.checkResources)
+            let result = try write(container, quiet, reservingMovie: false)
+            context.reportProgress(1)
+            return result
+        }
+    }
+
+    /// Writes the output once. An MP4/MOV/M4A with faststart gets room for its `moov` reserved up front
+    /// when `reservingMovie` is true and the plan can bound the `moov`'s size (see `MovieReservation`),
+    /// else libav's `+faststart`, which moves the `moov` to the front by rewriting the whole file.
+    func write(_ container: InputContainer, _ context: JobContext, reservingMovie: Bool) throws
+        -> RemuxResult
+    {
         let source = try InputFile(path: input, container: container, policy: .streamCopy)
         try source.findStreamInfo()
         let plan = try RemuxPlan(input: source, options: options)
@@ -39,8 +56,11 @@ public struct RemuxJob: Sendable {
             anchorIndex: anchor.inputIndex, anchorTimeBase: anchor.inputTimeBase, cutStart: cutStart, end: options.end)
         let destination = try plan.makeOutput(
             path: output, input: source, start: window.seconds(cutStart) ?? 0, end: options.end)
+        let reservation =
+            reservingMovie ? plan.movieReservation(input: source, output: destination, options: options) : nil
         try destination.writeHeader(
-            options: options.muxerOptions(hasVideo: routes.contains { $0.kind == AVMEDIA_TYPE_VIDEO }))
+            options: reservation.map { ["moov_size": String($0)] }
+                ?? options.muxerOptions(hasVideo: routes.contains { $0.kind == AVMEDIA_TYPE_VIDEO }))
         try plan.coverArt.writePictures(to: destination)
 
         let audio = routes.filter { $0.kind == AVMEDIA_TYPE_AUDIO }.map(\.inputIndex)
