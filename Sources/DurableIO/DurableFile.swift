@@ -25,6 +25,36 @@ public enum DurableFile {
         }
     }
 
+    /// Writes every byte of `chunks`, in order, with as few `writev` calls as the kernel allows (one for a
+    /// body's socket reads gathered into a block, which then need no copy into one buffer first), retrying
+    /// short writes and `EINTR`.
+    public static func writeAll(_ fd: Int32, _ chunks: [UnsafeRawBufferPointer], path: String) throws {
+        var vectors = chunks.compactMap { chunk in
+            chunk.baseAddress.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0), iov_len: chunk.count) }
+        }
+        var first = 0
+        while first < vectors.count {
+            let count = Int32(min(vectors.count - first, maxVectors))
+            let written = vectors.withUnsafeBufferPointer { writev(fd, $0.baseAddress! + first, count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError("cannot write", path)
+            }
+            var left = written
+            while first < vectors.count && left >= vectors[first].iov_len {
+                left -= vectors[first].iov_len
+                first += 1
+            }
+            if left > 0 {
+                vectors[first].iov_base += left
+                vectors[first].iov_len -= left
+            }
+        }
+    }
+
+    /// Most buffers one `writev` takes (Linux's `UIO_MAXIOV`).
+    private static let maxVectors = 1024
+
     /// Makes an open file's content durable.
     public static func sync(_ fd: Int32, path: String) throws {
         guard fsync(fd) == 0 else { throw FileSystemError("cannot fsync", path) }

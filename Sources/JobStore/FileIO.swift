@@ -11,6 +11,11 @@ enum FileIO {
         try storeErrors { try DurableFile.writeAll(fd, bytes, path: path) }
     }
 
+    /// Writes every byte of `chunks`, in order (`writev`), retrying short writes and `EINTR`.
+    static func writeAll(_ fd: Int32, _ chunks: [UnsafeRawBufferPointer], path: String) throws {
+        try storeErrors { try DurableFile.writeAll(fd, chunks, path: path) }
+    }
+
     /// Reads up to `buffer.count` bytes, retrying `EINTR`; 0 at end of file.
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
         while true {

@@ -104,40 +104,33 @@ package struct Connection {
     }
 
     /// Writes the response; returns the bytes of a streamed body (the others' length is known before).
+    ///
+    /// A response whose body is at hand goes out as one write of its head, body and end: one hop to the
+    /// event loop and one flush (a `writev`) rather than one of each per part.
     private func write(
         _ response: Response, for request: HTTPRequestHead, keepOpen: Bool,
         to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, closed: EventLoopFuture<Void>
     ) async throws -> Int {
-        var headers = response.headers
+        let head = HTTPServerResponsePart.head(Self.head(of: response, version: request.version, keepOpen: keepOpen))
         var streamed = 0
-        // 204 and 304 carry no body and no length of one (a 304 describes the full representation); a
-        // stream has no length: NIO's encoder sends it chunked.
-        if case .stream = response.body {
-            headers.remove(name: "content-length")
-        } else if response.status != .noContent && response.status != .notModified {
-            headers.replaceOrAdd(name: "content-length", value: String(response.bodyLength))
-        }
-        if !keepOpen { headers.replaceOrAdd(name: "connection", value: "close") }
-        headers.replaceOrAdd(name: "date", value: HTTPDate.format())
         do {
-            try await outbound.write(
-                .head(HTTPResponseHead(version: request.version, status: response.status, headers: headers)))
             switch response.body {
             case .empty,
-                .bytes where request.method == .HEAD:
-                break
+                .bytes where request.method == .HEAD,
+                .stream where request.method == .HEAD:
+                try await outbound.write(contentsOf: [head, .end(nil)])
             case .bytes(let buffer):
-                try await outbound.write(.body(.byteBuffer(buffer)))
+                try await outbound.write(contentsOf: [head, .body(.byteBuffer(buffer)), .end(nil)])
             case .file(let region) where request.method != .HEAD:
-                try await outbound.write(.body(.fileRegion(region)))
+                try await outbound.write(contentsOf: [head, .body(.fileRegion(region)), .end(nil)])
             case .file(let region):
                 try? region.fileHandle.close()
-            case .stream where request.method == .HEAD:
-                break
+                try await outbound.write(contentsOf: [head, .end(nil)])
             case .stream(let stream):
+                try await outbound.write(head)
                 streamed = await produce(stream, to: outbound, closed: closed)
+                try await outbound.write(.end(nil))
             }
-            try await outbound.write(.end(nil))
         } catch {
             // A writer whose client is gone refuses the file before the channel sees it, so `FileRegionCloser`
             // never closes it. Closing here is safe whoever holds it: a `NIOFileHandle` closes once, and
@@ -146,6 +139,21 @@ package struct Connection {
             throw error
         }
         return streamed
+    }
+
+    /// The head a response goes out with: its fields, then `Content-Length` (not for 204 and 304, which
+    /// carry no body and no length of one — a 304 describes the full representation — nor for a stream,
+    /// which NIO's encoder sends chunked), `Connection: close` when nothing may follow it, and `Date`.
+    package static func head(of response: Response, version: HTTPVersion, keepOpen: Bool) -> HTTPResponseHead {
+        var headers = response.headers
+        if case .stream = response.body {
+            headers.remove(name: "content-length")
+        } else if response.status != .noContent && response.status != .notModified {
+            headers.replaceOrAdd(name: "content-length", value: String(response.bodyLength))
+        }
+        if !keepOpen { headers.replaceOrAdd(name: "connection", value: "close") }
+        headers.replaceOrAdd(name: "date", value: HTTPDate.now())
+        return HTTPResponseHead(version: version, status: response.status, headers: headers)
     }
 
     /// Runs a stream's producer until it returns, told to stop when the connection closes or the server
@@ -162,9 +170,4 @@ package struct Connection {
         await stream.produce(writer)
         return writer.bytesSent
     }
-}
-
-/// Turns a request into a response; implemented by the service.
-package protocol Responder: Sendable {
-    func respond(to request: Request) async -> Response
 }

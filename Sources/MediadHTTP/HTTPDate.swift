@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The `Date` of a response as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7).
 ///
@@ -8,6 +9,17 @@ import Foundation
 package enum HTTPDate {
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    /// The last second formatted by `now()` and its text: under load every response of a second shares it.
+    private static let latest = Mutex<(second: time_t, text: String)>((-1, ""))
+
+    /// The current second as an IMF-fixdate, formatted once a second rather than once a response.
+    package static func now() -> String {
+        let second = time(nil)
+        if let text = latest.withLock({ $0.second == second ? $0.text : nil }) { return text }
+        let text = format(second)
+        latest.withLock { $0 = (second, text) }
+        return text
+    }
 
     /// `seconds` since the epoch (now by default) as an IMF-fixdate.
     package static func format(_ seconds: time_t = time(nil)) -> String {

@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// Every connection runs NIO's HTTP/1.1 pipeline with pipelining assistance (responses leave in request
 /// order), then `ProtocolErrorResponder` (malformed requests get 400 or 431 and a close),
 /// `RequestDeadline` (slow or idle clients are cut off), `SendTimeout` (clients that stop reading are cut
-/// off), `FileRegionCloser`, then the async channel that `Connection` reads. Connections past
+/// off), `FileRegionCloser`, `ImmediateAnswers` (what can be answered from memory is, on the event loop),
+/// then the async channel that `Connection` reads. Connections past
 /// `limits.maxConnections` get `OverCapacityResponder` alone.
 public final class HTTPServer: Sendable {
     /// What bounds the clients of one server.
@@ -75,6 +76,7 @@ public final class HTTPServer: Sendable {
                             minimumUploadRate: limits.minimumUploadRate),
                         SendTimeout(timeout: limits.sendTimeout),
                         FileRegionCloser(),
+                        ImmediateAnswers(responder: responder, accessLog: accessLog),
                     ])
                     return try Client(wrappingChannelSynchronously: channel)
                 }

@@ -14,11 +14,18 @@ package enum ResponseCompression {
     package static func apply(to response: inout Response, acceptEncoding: [String]) {
         guard case .bytes(let buffer) = response.body, isCompressible(response) else { return }
         response.headers.add(name: "vary", value: "Accept-Encoding")
-        guard buffer.readableBytes >= minimumSize, AcceptEncoding.acceptsGzip(acceptEncoding),
+        guard compresses(response, acceptEncoding: acceptEncoding),
             let compressed = Gzip.compress(Array(buffer.readableBytesView))
         else { return }
         response.headers.replaceOrAdd(name: "content-encoding", value: "gzip")
         response.body = .bytes(ByteBuffer(bytes: compressed))
+    }
+
+    /// Whether `apply` would gzip the body: CPU work that `ImmediateAnswers` leaves to the connection's task.
+    package static func compresses(_ response: Response, acceptEncoding: [String]) -> Bool {
+        guard case .bytes(let buffer) = response.body else { return false }
+        return buffer.readableBytes >= minimumSize && AcceptEncoding.acceptsGzip(acceptEncoding)
+            && isCompressible(response)
     }
 
     private static func isCompressible(_ response: Response) -> Bool {

@@ -10,12 +10,18 @@ import NIOHTTP1
 /// the client is reading; when it stays put for `timeout`, the connection is closed. The bytes of a file
 /// sent with sendfile count too, as NIO counts what it has not yet handed to the socket. Time in which the
 /// server has nothing to send (a long poll waiting for its job) never counts.
+///
+/// Watching starts at the first flush that leaves the response unfinished: most answers (a job's JSON)
+/// reach the socket whole within that flush and never need the check, which cost a timer set and
+/// cancelled per request.
 package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler {
     package typealias OutboundIn = HTTPServerResponsePart
     package typealias OutboundOut = HTTPServerResponsePart
 
     private let timeout: TimeAmount
     private var check: Scheduled<Void>?
+    /// From a response's final head until its end has been written.
+    private var responding = false
     private var lastBuffered: Int = 0
     private var lastProgress = NIODeadline.now()
 
@@ -30,15 +36,24 @@ package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.code >= 200:
-            startWatching(context)
+            stopWatching()
+            responding = true
             context.write(data, promise: promise)
         case .end:
             let written = promise ?? context.eventLoop.makePromise()
-            written.futureResult.assumeIsolated().whenComplete { [self] _ in stopWatching() }
+            written.futureResult.assumeIsolated().whenComplete { [self] _ in
+                responding = false
+                stopWatching()
+            }
             context.write(data, promise: written)
         default:
             context.write(data, promise: promise)
         }
+    }
+
+    package func flush(context: ChannelHandlerContext) {
+        context.flush()
+        if responding && check == nil { startWatching(context) }
     }
 
     package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {

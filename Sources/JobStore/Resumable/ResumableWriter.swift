@@ -88,12 +88,19 @@ public final class ResumableWriter: @unchecked Sendable {
 
     /// Appends bytes of the chunk; `insufficient_storage` when they would take the disk below the watermark.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try write([bytes])
+    }
+
+    /// Appends the pieces in order, with one `writev` where the kernel takes them all; `insufficient_storage`
+    /// when they would take the disk below the watermark.
+    public func write(_ pieces: [UnsafeRawBufferPointer]) throws {
         try lock.withLock {
             guard data >= 0 else { throw StoreError(code: "io_error", message: "\(dataPath) is not open") }
-            try store.watermark.check(adding: Int64(bytes.count))
-            try FileIO.writeAll(data, bytes, path: dataPath)
-            chunkDigest?.update(bytes)
-            offset += Int64(bytes.count)
+            let count = pieces.reduce(0) { $0 + $1.count }
+            try store.watermark.check(adding: Int64(count))
+            try FileIO.writeAll(data, pieces, path: dataPath)
+            for piece in pieces { chunkDigest?.update(piece) }
+            offset += Int64(count)
         }
     }
 

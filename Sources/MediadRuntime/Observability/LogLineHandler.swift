@@ -42,7 +42,11 @@ public struct LogLineHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        // Merged only when both have fields: most events (every request's line) carry only their own.
+        let merged =
+            if let fields = event.metadata { metadata.isEmpty ? fields : metadata.merging(fields) { $1 } } else {
+                metadata
+            }
         sink(line(level: event.level, message: event.message.description, metadata: merged, date: Date()))
     }
 
@@ -51,9 +55,14 @@ public struct LogLineHandler: LogHandler {
         let timestamp = JobJSON.rfc3339(date)
         switch format {
         case .text:
-            let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.textValue($0.value))" }
-            return ([timestamp, level.rawValue, "\(label):", Self.quotedIfNeeded(message)] + fields)
-                .joined(separator: " ") + "\n"
+            var line = timestamp
+            line.reserveCapacity(256)
+            line += " \(level.rawValue) \(label): \(Self.quotedIfNeeded(message))"
+            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+                line += " \(key)=\(Self.textValue(value))"
+            }
+            line += "\n"
+            return line
         case .json:
             let object: JSONLogValue = .object([
                 ("timestamp", .string(timestamp)), ("level", .string(level.rawValue)), ("logger", .string(label)),
@@ -66,8 +75,8 @@ public struct LogLineHandler: LogHandler {
     /// Writes the line to fd 2 with one `write(2)` (more only if the kernel takes part of it), unbuffered:
     /// lines up to 4 KiB (`PIPE_BUF`) from several threads never interleave, and none waits in a buffer.
     public static let standardError: @Sendable (String) -> Void = { line in
-        let bytes = Array(line.utf8)
-        bytes.withUnsafeBytes { buffer in
+        var line = line
+        line.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
@@ -88,10 +97,12 @@ public struct LogLineHandler: LogHandler {
     /// The text as is when it is one plain word; else in double quotes with `"`, `\` and controls escaped,
     /// so a client-chosen path can neither break a line nor fake a field.
     package static func quotedIfNeeded(_ text: String) -> String {
+        // Byte by byte: every byte of a non-ASCII character is past 0x7F, so such text is quoted.
         let plain =
             !text.isEmpty
-            && text.unicodeScalars.allSatisfy {
-                $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "=" && $0 != "\\"
+            && text.utf8.allSatisfy {
+                $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "=")
+                    && $0 != UInt8(ascii: "\\")
             }
         return plain ? text : JSONLogValue.string(text).encoded
     }

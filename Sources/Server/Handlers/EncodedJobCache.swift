@@ -24,7 +24,7 @@ final class EncodedJobCache: Sendable {
 
     /// The record as the service's JSON (`JobJSON`), with a final newline.
     func body(for record: JobRecord) throws -> ByteBuffer {
-        if let entry = entries.withLock({ $0[record.id] }), entry.record == record { return entry.body }
+        if let body = cachedBody(for: record) { return body }
         let data = try JobJSON.encoder().encode(record)
         var body = ByteBuffer()
         body.reserveCapacity(data.count + 1)
@@ -35,5 +35,12 @@ final class EncodedJobCache: Sendable {
             entries[record.id] = Entry(record: record, body: body)
         }
         return body
+    }
+
+    /// The JSON made for this very record, if it is still here; nil where `body(for:)` would encode it.
+    /// Cheap enough for an event loop: a lookup and a comparison, under a lock held for no longer.
+    func cachedBody(for record: JobRecord) -> ByteBuffer? {
+        guard let entry = entries.withLock({ $0[record.id] }), entry.record == record else { return nil }
+        return entry.body
     }
 }

@@ -45,7 +45,7 @@ extension MediaService {
         checksum: ChunkChecksum?
     ) async throws {
         writer.beginChunk(verifying: checksum?.algorithm)
-        let blocks = try BlockWriter(sink: writer, threadPool: threadPool)
+        let blocks = BlockWriter(sink: writer, threadPool: threadPool)
         do {
             while let bytes = try await body.next() {
                 guard body.received <= remaining else {
