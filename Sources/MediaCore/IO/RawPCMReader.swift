@@ -21,29 +21,15 @@ public final class RawPCMReader {
         self.path = path
         self.sampleFormat = sampleFormat
         self.channels = channels
-        frameBytes = sampleFormat.bytesPerSample * channels
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw MediaError(.ioError, "cannot open \(path): \(String(cString: strerror(errno)))") }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            close(fd)
-            throw MediaError(.ioError, "cannot stat \(path): \(String(cString: strerror(errno)))")
+        let frameBytes = sampleFormat.bytesPerSample * channels
+        self.frameBytes = frameBytes
+        let file = try RawFrameFile(path: path, frameBytes: frameBytes) { size in
+            "the raw PCM input is \(size) bytes, not a whole number of \(frameBytes)-byte sample frames "
+                + "(\(channels) channel\(channels == 1 ? "" : "s") of \(sampleFormat.rawValue)); "
+                + "\(size % Int64(frameBytes)) byte(s) left over"
         }
-        let size = Int64(info.st_size)
-        guard size > 0 else {
-            close(fd)
-            throw MediaError(.emptyInput, "the input file is empty")
-        }
-        guard size % Int64(frameBytes) == 0 else {
-            close(fd)
-            throw MediaError(
-                .partialFrame,
-                "the raw PCM input is \(size) bytes, not a whole number of \(frameBytes)-byte sample frames "
-                    + "(\(channels) channel\(channels == 1 ? "" : "s") of \(sampleFormat.rawValue)); "
-                    + "\(size % Int64(frameBytes)) byte(s) left over")
-        }
-        descriptor = fd
-        totalSamples = size / Int64(frameBytes)
+        descriptor = file.descriptor
+        totalSamples = file.frames
     }
 
     deinit { close(descriptor) }

@@ -21,30 +21,16 @@ final class RawVideoSource {
     init(path: String, geometry: EncodeJob.Options.FrameGeometry) throws {
         self.path = path
         self.geometry = geometry
-        frameBytes = geometry.width * geometry.height * 3 / 2
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw MediaError(.ioError, "cannot open \(path): \(String(cString: strerror(errno)))") }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            close(fd)
-            throw MediaError(.ioError, "cannot stat \(path): \(String(cString: strerror(errno)))")
+        let frameBytes = geometry.width * geometry.height * 3 / 2
+        self.frameBytes = frameBytes
+        let file = try RawFrameFile(path: path, frameBytes: frameBytes) { size in
+            "the raw video input is \(size) bytes, not a whole number of \(frameBytes)-byte "
+                + "\(geometry.width)x\(geometry.height) \(geometry.pixelFormat.rawValue) frames: "
+                + "\(size / Int64(frameBytes)) frame(s) and \(size % Int64(frameBytes)) byte(s) left over "
+                + "(check width, height and pixel_format)"
         }
-        let size = Int64(info.st_size)
-        guard size > 0 else {
-            close(fd)
-            throw MediaError(.emptyInput, "the input file is empty")
-        }
-        guard size % Int64(frameBytes) == 0 else {
-            close(fd)
-            throw MediaError(
-                .partialFrame,
-                "the raw video input is \(size) bytes, not a whole number of \(frameBytes)-byte "
-                    + "\(geometry.width)x\(geometry.height) \(geometry.pixelFormat.rawValue) frames: "
-                    + "\(size / Int64(frameBytes)) frame(s) and \(size % Int64(frameBytes)) byte(s) left over "
-                    + "(check width, height and pixel_format)")
-        }
-        descriptor = fd
-        totalFrames = size / Int64(frameBytes)
+        descriptor = file.descriptor
+        totalFrames = file.frames
         buffer = [UInt8](repeating: 0, count: frameBytes)
     }
 

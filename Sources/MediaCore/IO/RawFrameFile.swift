@@ -1,0 +1,37 @@
+import Foundation
+
+/// A headerless input of fixed-size frames (raw PCM sample frames, raw camera frames), opened for reading.
+///
+/// Such a file has no header to check, so its length is the one thing that can be: it must be a whole
+/// number of frames, else it is refused with `partial_frame` before anything is decoded or encoded. The
+/// caller owns `descriptor` and closes it.
+public struct RawFrameFile {
+    /// Open for reading, close-on-exec.
+    public let descriptor: Int32
+    /// Whole frames in the file.
+    public let frames: Int64
+
+    /// Opens `path` and checks its length against `frameBytes`; `leftover(size)` words the refusal of a
+    /// length that is not a whole number of frames, naming the frames the options describe.
+    public init(path: String, frameBytes: Int, leftover: (_ size: Int64) -> String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MediaError(.ioError, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw MediaError(.ioError, "cannot stat \(path): \(reason)")
+        }
+        let size = Int64(info.st_size)
+        guard size > 0 else {
+            close(fd)
+            throw MediaError(.emptyInput, "the input file is empty")
+        }
+        guard size % Int64(frameBytes) == 0 else {
+            close(fd)
+            throw MediaError(.partialFrame, leftover(size))
+        }
+        descriptor = fd
+        frames = size / Int64(frameBytes)
+    }
+}
