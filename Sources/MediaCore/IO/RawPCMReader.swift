@@ -14,7 +14,7 @@ public final class RawPCMReader {
     public let frameBytes: Int
     /// Sample frames in the file.
     public let totalSamples: Int64
-    private let descriptor: Int32
+    private let file: RawFrameFile
     private var samplesRead: Int64 = 0
 
     public init(path: String, sampleFormat: SampleFormat, channels: Int) throws {
@@ -23,16 +23,15 @@ public final class RawPCMReader {
         self.channels = channels
         let frameBytes = sampleFormat.bytesPerSample * channels
         self.frameBytes = frameBytes
-        let file = try RawFrameFile(path: path, frameBytes: frameBytes) { size in
+        file = try RawFrameFile(path: path, frameBytes: frameBytes) { size in
             "the raw PCM input is \(size) bytes, not a whole number of \(frameBytes)-byte sample frames "
                 + "(\(channels) channel\(channels == 1 ? "" : "s") of \(sampleFormat.rawValue)); "
                 + "\(size % Int64(frameBytes)) byte(s) left over"
         }
-        descriptor = file.descriptor
         totalSamples = file.frames
     }
 
-    deinit { close(descriptor) }
+    deinit { close(file.descriptor) }
 
     /// Reads up to `samples` sample frames into `packet`; returns false at the end of the file.
     public func read(_ samples: Int, into packet: Packet) throws -> Bool {
@@ -40,18 +39,8 @@ public final class RawPCMReader {
         let wanted = Int(min(Int64(samples), totalSamples - samplesRead))
         guard wanted > 0 else { return false }
         try LibavError.check(av_new_packet(packet.pointer, Int32(wanted * frameBytes)), "allocating a packet")
-        var filled = 0
-        while filled < wanted * frameBytes {
-            let count = Foundation.read(descriptor, packet.pointer.pointee.data + filled, wanted * frameBytes - filled)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                throw MediaError(
-                    count == 0 ? .truncatedInput : .ioError,
-                    "reading \(path) failed after \(samplesRead) samples: "
-                        + (count == 0 ? "the file got shorter" : String(cString: strerror(errno))))
-            }
-            filled += count
-        }
+        try file.read(
+            into: packet.pointer.pointee.data, count: wanted * frameBytes, progress: "\(samplesRead) samples")
         packet.pts = samplesRead
         packet.dts = samplesRead
         packet.duration = Int64(wanted)

@@ -14,27 +14,24 @@ final class RawVideoSource {
     let frameBytes: Int
     let totalFrames: Int64
     private(set) var framesRead: Int64 = 0
-    private let path: String
-    private let descriptor: Int32
+    private let file: RawFrameFile
     private var buffer: [UInt8]
 
     init(path: String, geometry: EncodeJob.Options.FrameGeometry) throws {
-        self.path = path
         self.geometry = geometry
         let frameBytes = geometry.width * geometry.height * 3 / 2
         self.frameBytes = frameBytes
-        let file = try RawFrameFile(path: path, frameBytes: frameBytes) { size in
+        file = try RawFrameFile(path: path, frameBytes: frameBytes) { size in
             "the raw video input is \(size) bytes, not a whole number of \(frameBytes)-byte "
                 + "\(geometry.width)x\(geometry.height) \(geometry.pixelFormat.rawValue) frames: "
                 + "\(size / Int64(frameBytes)) frame(s) and \(size % Int64(frameBytes)) byte(s) left over "
                 + "(check width, height and pixel_format)"
         }
-        descriptor = file.descriptor
         totalFrames = file.frames
         buffer = [UInt8](repeating: 0, count: frameBytes)
     }
 
-    deinit { close(descriptor) }
+    deinit { close(file.descriptor) }
 
     var libavFormat: AVPixelFormat { geometry.pixelFormat == .nv12 ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P }
 
@@ -85,19 +82,9 @@ final class RawVideoSource {
 
     /// Reads one whole frame's bytes into `buffer`.
     private func fill() throws {
-        var filled = 0
-        while filled < frameBytes {
-            let count = buffer.withUnsafeMutableBytes { bytes in
-                Foundation.read(descriptor, bytes.baseAddress! + filled, frameBytes - filled)
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                throw MediaError(
-                    count == 0 ? .truncatedInput : .ioError,
-                    "reading \(path) failed after \(framesRead) frames: "
-                        + (count == 0 ? "the file got shorter" : String(cString: strerror(errno))))
-            }
-            filled += count
+        let (file, frameBytes, framesRead) = (file, frameBytes, framesRead)
+        try buffer.withUnsafeMutableBytes { bytes in
+            try file.read(into: bytes.baseAddress!, count: frameBytes, progress: "\(framesRead) frames")
         }
     }
 }
