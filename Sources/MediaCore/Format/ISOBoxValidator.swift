@@ -16,8 +16,10 @@ public enum ISOBoxValidator {
     static let inspectedTypes: Set<String> = ["moov", "moof", "mfra"]
 
     /// Throws `truncated_input` or `invalid_input` for a file libav should not be given; `maxTracks` is
-    /// the input policy's stream limit.
-    public static func validate(path: String, maxTracks: Int = 64) throws {
+    /// the input policy's stream limit. Returns whether the file has movie fragments (a top-level `moof`),
+    /// which the walk sees anyway.
+    @discardableResult
+    public static func validate(path: String, maxTracks: Int = 64) throws -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw MediaError(.ioError, "cannot open \(path)")
         }
@@ -25,6 +27,7 @@ public enum ISOBoxValidator {
         let fileSize = Int64(try handle.seekToEnd())
         var offset: Int64 = 0
         var movie: ISOMovieChecker.Summary? = nil
+        var fragmented = false
         while offset < fileSize {
             guard offset + 8 <= fileSize else {
                 throw MediaError(.truncatedInput, "the file ends inside a box header at byte \(offset)")
@@ -53,6 +56,7 @@ public enum ISOBoxValidator {
                     "the '\(type)' box at byte \(offset) claims \(size) bytes but only \(fileSize - offset) are left in the file"
                 )
             }
+            if type == "moof" { fragmented = true }
             if inspectedTypes.contains(type) {
                 guard size <= maxMovieBoxSize else {
                     throw MediaError(
@@ -80,6 +84,7 @@ public enum ISOBoxValidator {
         guard movie != nil else {
             throw MediaError(.invalidInput, "the file has no 'moov' box (no track descriptions)")
         }
+        return fragmented
     }
 
     private static func bigEndian32(_ bytes: [UInt8], _ at: Int) -> UInt32 {

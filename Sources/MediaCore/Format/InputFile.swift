@@ -14,6 +14,9 @@ public final class InputFile {
     public let context: UnsafeMutablePointer<AVFormatContext>
     /// What this input was opened under; its decoders are the only ones a job may open for it.
     public let policy: InputPolicy
+    /// An ISO file with movie fragments (`moof`), whose index grows as the fragments are read; false for
+    /// any other container.
+    public let hasMovieFragments: Bool
     private var io: UnsafeMutablePointer<AVIOContext>?
 
     /// Sniffs `path` and opens it if it is one of `accepted`, else throws `unsupported_format`.
@@ -29,11 +32,9 @@ public final class InputFile {
         self.path = path
         self.container = container
         self.size = InputFile.fileSize(path)
-        switch container {
-        case .mp4: try ISOBoxValidator.validate(path: path, maxTracks: Int(policy.maxStreams))
-        case .wav: try WAVHeaderValidator.validate(path: path)
-        default: break
-        }
+        hasMovieFragments =
+            container == .mp4 ? try ISOBoxValidator.validate(path: path, maxTracks: Int(policy.maxStreams)) : false
+        if container == .wav { try WAVHeaderValidator.validate(path: path) }
 
         var io: UnsafeMutablePointer<AVIOContext>? = nil
         let ioOptions = LibavDictionary(["protocol_whitelist": "file"])

@@ -1,5 +1,4 @@
 import CFFmpeg
-import Foundation
 
 /// Room for the `moov` at the front of an MP4/MOV/M4A output, so that the file is written once with its
 /// index first instead of being written whole and then rewritten whole to move the index there.
@@ -63,35 +62,12 @@ public enum MovieReservation {
     /// one's index, which for a whole ISO file lists every sample. Nil for any other input, or an ISO file
     /// with fragments (`moof`), whose index grows as the fragments are read.
     public static func indexedPackets(of input: InputFile, streams indexes: [Int]) -> Int? {
-        guard input.container == .mp4, !hasFragments(path: input.path) else { return nil }
+        guard input.container == .mp4, !input.hasMovieFragments else { return nil }
         return indexes.reduce(0) { $0 + Int(avformat_index_get_entries_count(input.stream($1))) }
     }
 
     /// Twice the bytes of each tag's key and value, plus the boxes around it.
     private static func tagBytes(_ metadata: OpaquePointer?) -> Int {
         LibavTags.dictionary(metadata).reduce(0) { $0 + tagOverhead + 2 * ($1.key.utf8.count + $1.value.utf8.count) }
-    }
-
-    /// Whether a top-level `moof` follows the `moov` of the ISO file at `path` (read-only, box headers only).
-    private static func hasFragments(path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return true }
-        defer { close(descriptor) }
-        var header = [UInt8](repeating: 0, count: 16)
-        var offset: Int64 = 0
-        while true {
-            let got = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 16, off_t(offset)) }
-            guard got >= 8 else { return false }
-            let type = String(decoding: header[4..<8], as: UTF8.self)
-            if type == "moof" { return true }
-            var size = header[0..<4].reduce(Int64(0)) { ($0 << 8) | Int64($1) }
-            if size == 1, got == 16 {
-                size = header[8..<16].reduce(Int64(0)) { ($0 << 8) | Int64($1) }
-            }
-            guard size >= 8 else { return false }
-            let (next, overflow) = offset.addingReportingOverflow(size)
-            guard !overflow else { return false }
-            offset = next
-        }
     }
 }
