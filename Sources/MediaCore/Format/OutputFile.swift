@@ -15,6 +15,8 @@ public final class OutputFile {
     /// Whether the header reserved room for the `moov` (`moov_size`, see `MovieReservation`).
     private var reservesMovie = false
     private var finished = false
+    /// Whether the file is pushed to disk as it is written and synced before it is renamed into place.
+    private let durable: Bool
     /// The file's size when writeback was last started, and a descriptor to start it on (see `write`).
     private var writebackMark: Int64 = 0
     private var writebackFD: Int32 = -1
@@ -25,10 +27,13 @@ public final class OutputFile {
     /// decoding time (no T-STD buffer, audio PES late) and writes every AAC frame as its own PES.
     static let maxDelay = Int32(0.7 * Double(AV_TIME_BASE))
 
-    /// Prepares an output written by the libav muxer called `muxer` (e.g. "mp4", "matroska").
-    public init(path: String, muxer: String) throws {
+    /// Prepares an output written by the libav muxer called `muxer` (e.g. "mp4", "matroska"). A scratch
+    /// file that the same job reads back and removes (a ladder's intermediate) passes `durable: false`:
+    /// it is neither written back early nor synced, work that only an output kept needs.
+    public init(path: String, muxer: String, durable: Bool = true) throws {
         LibavLog.installCallback()
         self.path = path
+        self.durable = durable
         temporaryPath = DurableFile.temporaryPath(for: path)
         var pointer: UnsafeMutablePointer<AVFormatContext>? = nil
         try LibavError.check(
@@ -106,7 +111,7 @@ public final class OutputFile {
     public func write(_ packet: Packet) throws {
         try LibavError.check(av_interleaved_write_frame(context, packet.pointer), "writing \(muxerName) output")
         let written = avio_tell(context.pointee.pb)
-        if written - writebackMark >= DurableFile.writebackInterval {
+        if durable, written - writebackMark >= DurableFile.writebackInterval {
             if writebackFD < 0 { writebackFD = open(temporaryPath, O_RDONLY | O_CLOEXEC) }
             if writebackFD >= 0 { DurableFile.startWriteback(writebackFD) }
             writebackMark = written
@@ -114,7 +119,7 @@ public final class OutputFile {
     }
 
     /// Writes the trailer, closes the file, lets `rewrite` amend what libav wrote (given the temporary
-    /// file's path), syncs the file, and renames it to `path`. A trailer that fails after a header with
+    /// file's path), syncs the file (when durable), and renames it to `path`. A trailer that fails after a header with
     /// `moov_size` throws `MovieReservation.Overflow`: the file is lost, to be written again with faststart.
     public func finish(rewrite: ((String) throws -> Void)? = nil) throws {
         guard headerWritten else { throw MediaError(.internalError, "finish() before writeHeader()") }
@@ -125,11 +130,11 @@ public final class OutputFile {
         }
         try LibavError.check(avio_closep(&context.pointee.pb), "closing \(path)", code: .ioError)
         try rewrite?(temporaryPath)
-        try MediaError.fromFileSystem { try DurableFile.syncFile(atPath: temporaryPath) }
+        if durable { try MediaError.fromFileSystem { try DurableFile.syncFile(atPath: temporaryPath) } }
         guard rename(temporaryPath, path) == 0 else {
             throw MediaError(.ioError, "cannot rename output to \(path): \(String(cString: strerror(errno)))")
         }
         finished = true
-        try MediaError.fromFileSystem { try DurableFile.syncDirectory(containing: path) }
+        if durable { try MediaError.fromFileSystem { try DurableFile.syncDirectory(containing: path) } }
     }
 }

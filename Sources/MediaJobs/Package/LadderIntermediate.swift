@@ -27,7 +27,7 @@ struct LadderIntermediate {
     func encode(
         _ source: InputFile, to path: String, context: JobContext, progress: ClosedRange<Double>
     ) throws -> Encoded {
-        let output = try OutputFile(path: path, muxer: "mp4")
+        let output = try OutputFile(path: path, muxer: "mp4", durable: false)
         let origin = source.startTime
         let video = try LadderEncoder(
             plan: plan, input: source, origin: origin, preset: options.preset ?? PackageJob.Options.defaultPreset,
