@@ -119,7 +119,10 @@ import Testing
     private func killWorker(_ signal: Int32, named name: String) throws {
         let scratch = try Scratch("kill-worker")
         let server = try ServerProcess(["--workers", "2"])
-        let victim = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 600)])
+        // Half an hour of audio (over 30 s of encoding even alone): under a loaded CI the victim of 10
+        // minutes once ended before the other job was even created, which then ran on the victim's warm
+        // worker and took the kill instead.
+        let victim = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 1800)])
         let other = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 60, name: "other.pcm")])
         let worker = try #require(try Self.worker(of: server, job: victim))
         #expect(kill(worker, signal) == 0)
