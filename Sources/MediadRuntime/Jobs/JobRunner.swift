@@ -36,7 +36,7 @@ final class JobRunner {
         // The record says `running` on disk before the run can end and say anything else; a shared store's
         // `runs` file has the start before that, so every attempt a record counts has its line.
         Task {
-            await jobs.scheduler.recordRun(started, "start", jobs)
+            await jobs.scheduler.recordRunStart(started, jobs)
             try? await jobs.save(started)
             let outcome: Result<JobExecutor.Outcome, Error>
             do {
@@ -49,9 +49,10 @@ final class JobRunner {
         }
     }
 
-    /// Notes the end in the `runs` file, saves it in the record, frees the worker and starts the next job.
+    /// Saves the end in the record (the scheduler notes it in the `runs` file once saved), frees the worker
+    /// and starts the next job.
     private func completed(_ id: String, _ end: RunEnd, _ jobs: isolated JobService) async {
-        if let record = jobs.records[id] { await jobs.scheduler.recordRun(record, "end " + end.event, jobs) }
+        if let record = jobs.records[id] { jobs.scheduler.runEnded(record, end.event) }
         defer {
             ended(id, jobs)
             jobs.startNext()
@@ -88,7 +89,7 @@ final class JobRunner {
         } catch {
             jobs.events.logger.error(
                 "recording the end of a job failed", metadata: ["job_id": .string(id), "error": .string("\(error)")])
-            jobs.scheduler.abandon(id)
+            await jobs.scheduler.abandon(id, jobs)
         }
     }
 

@@ -19,6 +19,8 @@ final class LeaseScheduler: JobScheduler {
     private var claimAgain = false
     /// When the index was last refreshed from the store.
     private var lastRescan = Date.distantPast
+    /// The attempt and outcome of runs that ended here, by job id, until their record is saved.
+    private var endedRuns: [String: (attempt: Int, event: String)] = [:]
 
     init(_ settings: ReplicaSettings, store: JobStore) {
         self.settings = settings
@@ -68,9 +70,9 @@ final class LeaseScheduler: JobScheduler {
         Task { await self.claimPass(jobs) }
     }
 
-    /// Releases the lease, so that any replica may claim the job again at once.
+    /// Notes the run's end and releases the lease, so that any replica may claim the job again at once.
     func requeue(_ id: String, _ jobs: isolated JobService) async {
-        await leases.release(id, jobs)
+        await release(id, jobs)
     }
 
     private func claimPass(_ jobs: isolated JobService) async {
@@ -256,27 +258,49 @@ final class LeaseScheduler: JobScheduler {
 
     // MARK: Runs
 
+    /// Appends `<replica> <attempt> <time> start` to the job's `runs` file.
+    func recordRunStart(_ record: JobRecord, _ jobs: isolated JobService) async {
+        await appendRun(record.id, attempt: record.attempts, "start", jobs)
+    }
+
+    /// Keeps the end until the record that says so is saved: a replica that dies in between leaves the
+    /// run open (its record still `running`, the job taken over when the lease expires), never an `end
+    /// succeeded` line beside a record that another replica then runs again.
+    func runEnded(_ record: JobRecord, _ event: String) {
+        endedRuns[record.id] = (record.attempts, event)
+    }
+
+    /// Appends the `end` of the job's run kept by `runEnded`, if any.
+    private func noteRunEnd(_ id: String, _ jobs: isolated JobService) async {
+        guard let (attempt, event) = endedRuns.removeValue(forKey: id) else { return }
+        await appendRun(id, attempt: attempt, "end " + event, jobs)
+    }
+
     /// Appends `<replica> <attempt> <time> <event>` to the job's `runs` file.
-    func recordRun(_ record: JobRecord, _ event: String, _ jobs: isolated JobService) async {
-        let line = "\(settings.replicaID) \(record.attempts) \(JobJSON.rfc3339(Date())) \(event)"
-        try? await jobs.io { [store = jobs.store] in try store.appendRun(id: record.id, line) }
+    private func appendRun(_ id: String, attempt: Int, _ event: String, _ jobs: isolated JobService) async {
+        let line = "\(settings.replicaID) \(attempt) \(JobJSON.rfc3339(Date())) \(event)"
+        try? await jobs.io { [store = jobs.store] in try store.appendRun(id: id, line) }
     }
 
     func heldLease(of id: String) -> Lease? {
         leases[id]
     }
 
+    /// The record is saved: the run's end is noted, then the lease goes.
     func release(_ id: String, _ jobs: isolated JobService) async {
+        await noteRunEnd(id, jobs)
         await leases.release(id, jobs)
     }
 
     func leaseLost(_ id: String, _ jobs: isolated JobService) async {
+        await noteRunEnd(id, jobs)
         leases.forget(id)
         jobs.records[id] = await storedRecord(id, jobs)
     }
 
     /// The lease is left to expire, and another replica runs the job again.
-    func abandon(_ id: String) {
+    func abandon(_ id: String, _ jobs: isolated JobService) async {
+        await noteRunEnd(id, jobs)
         leases.forget(id)
     }
 

@@ -77,7 +77,9 @@ final class LocalScheduler: JobScheduler {
     // MARK: Runs
 
     /// A lone server keeps no `runs` file.
-    func recordRun(_ record: JobRecord, _ event: String, _ jobs: isolated JobService) async {}
+    func recordRunStart(_ record: JobRecord, _ jobs: isolated JobService) async {}
+
+    func runEnded(_ record: JobRecord, _ event: String) {}
 
     func heldLease(of id: String) -> Lease? {
         nil
@@ -90,7 +92,7 @@ final class LocalScheduler: JobScheduler {
     func leaseLost(_ id: String, _ jobs: isolated JobService) async {}
 
     /// The job stays as the store has it, until the next start recovers it.
-    func abandon(_ id: String) {}
+    func abandon(_ id: String, _ jobs: isolated JobService) async {}
 
     // MARK: Retention and webhooks
 

@@ -34,7 +34,9 @@ struct RunLog {
 
     /// What breaks "each job ran on one replica at a time and ended once": overlapping runs, a run left
     /// open by a replica that was not killed, more than one run reaching an end, a run after the end.
-    func problems(killed: String, killedAt: Date) -> [String] {
+    /// A replica notes a run's end after saving the record that says so; `recorded` is the replica and
+    /// attempt of the saved record's end, which stands for the run the killed replica left open in between.
+    func problems(killed: String, killedAt: Date, recorded: (replica: String, attempt: Int)? = nil) -> [String] {
         var problems: [String] = []
         let ordered = runs.sorted { $0.start < $1.start }
         for (run, next) in zip(ordered, ordered.dropFirst()) {
@@ -45,7 +47,13 @@ struct RunLog {
                 problems.append("\(next) after the end")
             }
         }
-        if ordered.filter({ ["succeeded", "failed", "cancelled"].contains($0.outcome ?? "") }).count != 1 {
+        let endedBeforeTheKill: (Run) -> Bool = { run in
+            run.end == nil && run.replica == killed && recorded?.replica == killed && recorded?.attempt == run.attempt
+        }
+        let ends = ordered.filter {
+            ["succeeded", "failed", "cancelled"].contains($0.outcome ?? "") || endedBeforeTheKill($0)
+        }
+        if ends.count != 1 {
             problems.append("not exactly one run ended the job: \(ordered)")
         }
         return problems

@@ -141,9 +141,9 @@ import Testing
             #expect(
                 runs.runs.count == attempts || (cutShort && runs.runs.count == attempts + 1),
                 "\(id): \(attempts) attempts, runs \(runs.runs)")
-            #expect(
-                runs.problems(killed: "r3", killedAt: killedAt).isEmpty,
-                "\(id): \(runs.problems(killed: "r3", killedAt: killedAt))")
+            let recorded = (job["replica"] as? String).map { (replica: $0, attempt: attempts) }
+            let problems = runs.problems(killed: "r3", killedAt: killedAt, recorded: recorded)
+            #expect(problems.isEmpty, "\(id): \(problems)")
             #expect(runs.runs.last?.replica == job["replica"] as? String)
             if attempts > 1 { takenOver += 1 }
             let output = try #require((job["outputs"] as? [[String: Any]])?.first?["name"] as? String)
@@ -199,5 +199,23 @@ import Testing
         #expect(problems.contains { $0.contains("after the end") })
         #expect(problems.contains { $0.contains("never ended") })
         #expect(problems.contains { $0.contains("not exactly one run") })
+    }
+
+    /// A run the killed replica left open ends the job only when the saved record says that run ended it
+    /// (the replica died between saving the record and noting the end).
+    @Test func runLogCheckCountsARecordSavedBeforeTheKill() throws {
+        let scratch = try Scratch("runs-saved")
+        let lines = [
+            "a 1 2026-01-01T00:00:00.000Z start", "a 1 2026-01-01T00:00:01.000Z end requeued",
+            "b 2 2026-01-01T00:00:02.000Z start",
+        ]
+        let path = try scratch.write("runs", Array((lines.joined(separator: "\n") + "\n").utf8))
+        let killedAt = Date(timeIntervalSince1970: 1_767_225_600 + 9)
+        let log = try RunLog(path: path)
+        #expect(log.problems(killed: "b", killedAt: killedAt, recorded: (replica: "b", attempt: 2)).isEmpty)
+        #expect(
+            log.problems(killed: "b", killedAt: killedAt, recorded: (replica: "a", attempt: 1)).contains {
+                $0.contains("not exactly one run")
+            })
     }
 }
