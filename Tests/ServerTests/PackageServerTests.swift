@@ -248,8 +248,26 @@ import TestSupport
             ])
         let audioOnly = try Fixtures.make(
             "tone.m4a", ["-f", "lavfi", "-i", "sine=duration=1", "-c:a", "aac", "-f", "mp4"])
+        let av1 = try Fixtures.make(
+            "av1.mkv",
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1", "-c:v", "libsvtav1", "-preset", "12",
+                "-f", "matroska",
+            ])
+        func h264Beside(_ audioCodec: String) throws -> String {
+            try Fixtures.make(
+                "h264-\(audioCodec).mkv",
+                [
+                    "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1", "-f", "lavfi", "-i",
+                    "sine=duration=1:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", audioCodec,
+                    "-f", "matroska",
+                ])
+        }
         for (input, query, quoted) in [
-            (vp9, "segment_format=ts", "cannot carry vp9"), (audioOnly, "renditions=360p", "no video track"),
+            (vp9, "segment_format=ts", "cannot carry vp9"), (av1, "segment_format=ts", "cannot carry av1"),
+            (try h264Beside("libopus"), "segment_format=ts", "cannot carry opus"),
+            (try h264Beside("flac"), "segment_format=ts", "cannot carry flac"),
+            (audioOnly, "renditions=360p", "no video track"),
         ] {
             let reply = try Curl.run(server.url("/jobs/package?\(query)"), ["-T", input])
             #expect(reply.status == 400, "\(query)")
