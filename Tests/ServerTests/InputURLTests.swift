@@ -67,6 +67,38 @@ import Testing
         #expect(try Oracle.streams(scratch.file("out.mkv")).count == 2)
     }
 
+    /// mux names both its parts by URL: each is fetched and hashed as an input of its own, and muxed.
+    @Test func muxesPartsNamedByURL() throws {
+        let files = try Files()
+        for (name, fixture) in [("tone.aac", try Fixtures.adts()), ("clip.h264", try Fixtures.h264AnnexB())] {
+            try FileManager.default.copyItem(atPath: fixture, toPath: files.scratch.file(name))
+        }
+        let server = try ServerProcess(["--egress-allow", "127.0.0.1"])
+        let created = try Curl.run(
+            server.url("/jobs/mux?format=mkv&fps=30"),
+            [
+                "-X", "POST", "--url-query", "audio_url=\(files.url("/tone.aac"))", "--url-query",
+                "video_url=\(files.url("/clip.h264"))",
+            ])
+        #expect(created.status == 202, "\(created.text)")
+        let id = try #require(created.json["id"] as? String)
+        let job = try ended(server, id)
+        #expect(job["state"] as? String == "succeeded", "\(job)")
+        let inputs = job["inputs"] as? [[String: Any]] ?? []
+        for (part, name) in [("audio", "tone.aac"), ("video", "clip.h264")] {
+            let expected = try Command.run("sha256sum", [files.scratch.file(name)]).text.prefix(64)
+            #expect(inputs.first { $0["name"] as? String == part }?["sha256"] as? String == String(expected), "\(part)")
+        }
+        let sources = job["input_sources"] as? [[String: Any]] ?? []
+        #expect(sources.count == 2)
+        #expect(sources.allSatisfy { $0["state"] as? String == "fetched" }, "\(sources)")
+        let output = try Curl.run(server.url("/jobs/\(id)/output"))
+        let scratch = try Scratch("input-url-mux")
+        let mkv = try scratch.write("out.mkv", Array(output.body))
+        #expect(try Oracle.decodedHashes(mkv, streams: "0:v") == Oracle.decodedHashes(try Fixtures.h264AnnexB()))
+        #expect(try Oracle.streams(mkv).compactMap { $0["codec_type"] as? String }.sorted() == ["audio", "video"])
+    }
+
     @Test func followsAnAllowedRedirect() throws {
         let files = try Files()
         let server = try ServerProcess(["--egress-allow", "127.0.0.1"])

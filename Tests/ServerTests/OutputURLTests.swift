@@ -185,6 +185,24 @@ import Testing
         #expect(disabled.errorCode == "egress_disabled")
     }
 
+    /// A target that drops the connection in the middle of the body, with no answer, is a network failure:
+    /// the delivery is tried again, from the start, and the object stored has the output's bytes.
+    @Test func retriesADeliveryCutOffInTheMiddle() throws {
+        let files = try Scratch("output-cut")
+        let target = try PeerProcess.script("file_server.py", [files.path])
+        let server = try ServerProcess(["--egress-allow", "127.0.0.1"])
+        let created = try Curl.run(
+            server.url("/jobs/remux?format=mkv"),
+            ["-T", try Fixtures.h264AacMP4(), "--url-query", "output_url=\(target.url)/cut-once/a.mkv"])
+        let job = try delivered(server, try #require(created.json["id"] as? String))
+        let primary = delivery(job, "output.mkv")
+        #expect(primary["state"] as? String == "delivered", "\(primary)")
+        #expect(primary["attempts"] as? Int == 2)
+        #expect(primary["status"] as? Int == 201)
+        let stored = try Command.run("sha256sum", [files.file("a.mkv")]).text.prefix(64)
+        #expect(String(stored) == (job["outputs"] as? [[String: Any]])?.first?["sha256"] as? String)
+    }
+
     @Test func aDeliveryCutOffByARestartIsDoneAgain() throws {
         let files = try Scratch("output-restart")
         let target = try PeerProcess.script("file_server.py", [files.path])

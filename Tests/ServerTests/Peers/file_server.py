@@ -5,7 +5,8 @@ Besides the files of the directory (argv[1]) it answers three paths of its own: 
 it, then nothing for a minute.
 PUT is the target of output deliveries: /put/NAME stores the body as NAME and answers 201 with an ETag
 (its MD5, as S3's); /fail-once/NAME answers 503 to its first PUT, then stores; /hold/NAME never answers its
-first PUT (for a minute), then stores; any other path is 403.
+first PUT (for a minute), then stores; /cut-once/NAME reads a kilobyte of its first PUT and drops the connection
+without an answer, then stores; any other path is 403.
 Prints the port it listens on, then serves until it is killed.
 """
 
@@ -13,6 +14,7 @@ import functools
 import hashlib
 import http.server
 import os
+import socket
 import sys
 import time
 import urllib.parse
@@ -31,8 +33,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if kind == "hold" and first:
             time.sleep(60)
             return
+        if kind == "cut-once" and first:
+            self.rfile.read(min(1024, int(self.headers.get("Content-Length", "0"))))
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        if kind not in ("put", "fail-once", "hold") or not name or "/" in name:
+        if kind not in ("put", "fail-once", "hold", "cut-once") or not name or "/" in name:
             self.answer(403)
         elif kind == "fail-once" and first:
             self.answer(503)

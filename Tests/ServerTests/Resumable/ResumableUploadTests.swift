@@ -125,6 +125,27 @@ import Testing
         #expect(reply["offset"] as? Int == reply["size"] as? Int)
     }
 
+    /// An upload whose metadata names a kind is screened like any upload when its last byte arrives: a ZIP
+    /// archive sent as a remux is refused on the final PATCH, and the upload and its bytes are gone.
+    @Test func anUploadThatIsNotMediaIsRefusedWhenItsLastByteArrives() throws {
+        let scratch = try Scratch("tus-screen")
+        let server = try ServerProcess()
+        let archive = try scratch.write(
+            "notes.zip", Array("PK\u{3}\u{4}".utf8) + Array(repeating: UInt8(ascii: "z"), count: 4092))
+        let metadata = "kind \(Tus.base64("remux")),filename \(Tus.base64("notes.mp4"))"
+        let created = try Tus.create(server, length: 4096, metadata: metadata)
+        #expect(created.status == 201)
+        let location = try #require(created.headers["location"])
+        let directory = server.dataDirectory + "/resumable/" + location.dropFirst("/uploads/".count)
+        let refused = try Tus.patch(server, location, offset: 0, file: archive)
+        #expect(refused.status == 415, "\(refused.text)")
+        #expect(refused.errorCode == "unsupported_format")
+        #expect(refused.headers["mediad-job"] == nil)
+        #expect(try Tus.head(server, location).status == 404)
+        #expect(!FileManager.default.fileExists(atPath: directory))
+        #expect((try Curl.run(server.url("/jobs")).json["jobs"] as? [Any])?.isEmpty == true)
+    }
+
     @Test func anUploadLeftAloneExpiresAndIsRemoved() throws {
         let server = try ServerProcess(["--upload-expiry", "2s"])
         let created = try Tus.create(server, length: 1000)
