@@ -1,6 +1,6 @@
 """Drives the web console in headless Chromium (Debian's chromium and chromium-driver, Selenium from PyPI).
 
-Usage: console_browser.py OPEN_URL TOKEN_URL TOKEN MEDIA AUDIO VIDEO EARLIER ARTIFACTS
+Usage: console_browser.py OPEN_URL TOKEN_URL TOKEN MEDIA AUDIO VIDEO EARLIER ARTIFACTS JOBS
 
 OPEN_URL is a server without tokens, TOKEN_URL one with `--auth-tokens` that knows TOKEN. On each: open the
 page, (give the token,) choose MEDIA, pick remux, submit, see the job reach `succeeded` in the list without
@@ -8,7 +8,13 @@ reloading, open it, see its tracks (the h264 one among them), and play the outpu
 has data (`readyState` >= 2). On the open server also: a mux of the two files AUDIO (ADTS AAC) and VIDEO
 (H.264 Annex-B) that plays; the list a page at a time ("Older jobs" adds the next page of the EARLIER jobs made before the page opened, each row once)
 and filtered by kind and by state; the list in a 375 px window (no sideways scrolling) with
-`prefers-color-scheme: dark`. The browser's console must stay free of errors. Screenshots go to ARTIFACTS.
+`prefers-color-scheme: dark`. JOBS is a JSON object naming jobs made on the open server beforehand: `audio`
+(an m4a output, whose <audio> preview must play), `picture` (a waveform, whose PNG must show) and `stall`
+(a URL that never finishes sending: a remux of it, made here just before, runs until the page's Cancel ends
+it, and the page's Delete removes it). With the event stream
+blocked, a job must still reach `succeeded` without a reload (the page falls back to long-polls). Every
+control of the upload form must have a label. The browser's console must stay free of errors (but for the
+blocked stream's own). Screenshots go to ARTIFACTS.
 Prints `{"problems": [...], "screenshots": [...]}` and exits 0; the Swift test judges the problems.
 """
 
@@ -16,6 +22,8 @@ import json
 import os
 import sys
 import traceback
+import urllib.parse
+import urllib.request
 
 # Selenium Manager would otherwise look for drivers online and send usage statistics.
 os.environ["SE_AVOID_STATS"] = "true"
@@ -25,8 +33,9 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-open_url, token_url, token, media, audio, video, earlier, artifacts = sys.argv[1:9]
+open_url, token_url, token, media, audio, video, earlier, artifacts, made = sys.argv[1:10]
 earlier = int(earlier)
+made = json.loads(made)
 problems = []
 screenshots = []
 
@@ -47,27 +56,29 @@ def shoot(driver, name):
     screenshots.append(path)
 
 
-def console_errors(driver, step):
+def console_errors(driver, step, allowed=None):
     for entry in driver.get_log("browser"):
-        if entry["level"] == "SEVERE":
+        if entry["level"] == "SEVERE" and not (allowed and allowed in entry["message"]):
             problems.append(f"{step}: browser console: {entry['message']}")
 
 
-def submit_and_play(driver, label, kind="remux", files=None):
+def submit_and_play(driver, label, kind="remux", files=None, badge="live"):
     """Uploads `files` (part name to path; MEDIA as `file` by default) as a `kind` job with an mp4 output,
     waits for it to succeed live, opens it and plays its output."""
     wait = WebDriverWait(driver, 90)
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"select[name=kind] option[value={kind}]"))
     # A mark the page keeps only while it is not reloaded.
     driver.execute_script("window.notReloaded = true; performance.clearResourceTimings()")
-    before = len(driver.find_elements(By.CSS_SELECTOR, "#jobs tr [data-state=succeeded]"))
+    before = set(rows(driver))
     Select(driver.find_element(By.CSS_SELECTOR, "select[name=kind]")).select_by_value(kind)
     for part, path in (files or {"file": media}).items():
         driver.find_element(By.CSS_SELECTOR, f"input[type=file][name={part}]").send_keys(path)
     Select(driver.find_element(By.CSS_SELECTOR, "select[name=format]")).select_by_value("mp4")
     driver.find_element(By.CSS_SELECTOR, "#upload-form button[type=submit]").click()
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#jobs tr [data-state=succeeded]")) > before)
-    row = driver.find_elements(By.CSS_SELECTOR, f"#jobs tr [data-state=succeeded]")
+    # The new job's row, once it shows `succeeded` (a full first page keeps its length: count by id).
+    new_row = f"return [...document.querySelectorAll('#jobs tr')].filter((r) => !{json.dumps(sorted(before))}" \
+        ".includes(r.dataset.id) && r.querySelector('[data-state=succeeded]'))"
+    row = wait.until(lambda d: d.execute_script(new_row))
     if not driver.execute_script("return window.notReloaded === true"):
         problems.append(f"{label}: the page reloaded")
     # A single file goes up through tus (POST /uploads, then PATCH), mux's two files in one request.
@@ -76,10 +87,10 @@ def submit_and_play(driver, label, kind="remux", files=None):
     if tus != (files is None):
         problems.append(f"{label}: the upload {'did not go' if files is None else 'went'} through /uploads")
     live = driver.find_element(By.ID, "live").text
-    if live != "live":
-        problems.append(f"{label}: the list is not following events (badge {live!r})")
+    if live != badge:
+        problems.append(f"{label}: the list's badge says {live!r}, not {badge!r}")
     shoot(driver, f"{label}-jobs")
-    row[0].find_element(By.XPATH, "ancestor::tr").find_element(By.CSS_SELECTOR, "a").click()
+    row[0].find_element(By.CSS_SELECTOR, "a").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#job-view:not([hidden]) video"))
     ready = wait.until(lambda d: d.execute_script(
         "const m = document.querySelector('#job video'); return m && m.readyState >= 2 ? m.readyState : false"))
@@ -95,9 +106,68 @@ def submit_and_play(driver, label, kind="remux", files=None):
     if kind == "remux" and "h264" not in codecs:
         problems.append(f"{label}: the job's track table does not show the h264 track: {codecs}")
     shoot(driver, f"{label}-job")
-    console_errors(driver, label)
+    console_errors(driver, label, allowed="ERR_BLOCKED_BY_CLIENT" if badge == "polling" else None)
     driver.find_element(By.CSS_SELECTOR, "#job-view a[href='#/']").click()
     wait.until(lambda d: d.find_element(By.ID, "jobs").is_displayed())
+
+
+def open_job(driver, job_id):
+    driver.get(f"{open_url}/#/jobs/{job_id}")
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#job-view:not([hidden]) [data-state]"))
+
+
+def job_page(driver):
+    """An audio preview that plays, a picture that shows, the curl command, and Cancel then Delete."""
+    wait = WebDriverWait(driver, 60)
+    open_job(driver, made["audio"])
+    ready = wait.until(lambda d: d.execute_script(
+        "const m = document.querySelector('#job audio'); return m && m.readyState >= 2 ? m.readyState : false"))
+    if ready < 2:
+        problems.append("audio: the <audio> preview never had data")
+    curl = driver.find_element(By.CSS_SELECTOR, "#job pre.curl").text
+    if not (curl.startswith("curl -T ") and "/jobs/encode?" in curl and "format=m4a" in curl):
+        problems.append(f"audio: the job's curl command is not its submission: {curl!r}")
+    shoot(driver, "audio-job")
+
+    open_job(driver, made["picture"])
+    width = wait.until(lambda d: d.execute_script(
+        "const p = document.querySelector('#job img[data-output$=\".png\"]');"
+        "return p && p.complete && p.naturalWidth > 0 ? p.naturalWidth : false"))
+    if not width:
+        problems.append("picture: the waveform PNG does not show")
+    shoot(driver, "picture-job")
+
+    query = urllib.parse.urlencode({"format": "mkv", "input_url": made["stall"]})
+    with urllib.request.urlopen(urllib.request.Request(f"{open_url}/jobs/remux?{query}", method="POST")) as reply:
+        running = json.load(reply)["id"]
+    open_job(driver, running)
+    buttons = lambda d: {b.text: b for b in d.find_elements(By.CSS_SELECTOR, "#job p.actions button")}
+    wait.until(lambda d: "Cancel" in buttons(d))
+    buttons(driver)["Cancel"].click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#job [data-state=cancelled]"))
+    wait.until(lambda d: "Delete" in buttons(d))
+    curl = driver.find_element(By.CSS_SELECTOR, "#job pre.curl").text
+    if not (curl.startswith("curl -X POST --url-query 'input_url=") and "/stall'" in curl):
+        problems.append(f"cancel: the curl command of a job with an input URL is not its submission: {curl!r}")
+    shoot(driver, "cancelled-job")
+    buttons(driver)["Delete"].click()
+    wait.until(lambda d: d.execute_script("return location.hash") in ("#/", ""))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#jobs [data-state]"))
+    if running in rows(driver):
+        problems.append("delete: the deleted job is still listed")
+    console_errors(driver, "job page")
+
+
+def labelled_controls(driver):
+    """Every control of the upload form has a label a screen reader announces."""
+    driver.get(open_url + "/")
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "select[name=kind] option"))
+    unlabelled = driver.execute_script(
+        "return [...document.querySelectorAll('#upload-form input, #upload-form select, #upload-form textarea')]"
+        ".filter((c) => c.type !== 'hidden' && !c.labels.length && !c.getAttribute('aria-label'))"
+        ".map((c) => c.name || c.id)")
+    if unlabelled:
+        problems.append(f"labels: upload form controls without a label: {unlabelled}")
 
 
 def rows(driver):
@@ -148,6 +218,14 @@ try:
     submit_and_play(driver, "open")
     submit_and_play(driver, "mux", kind="mux", files={"audio": audio, "video": video})
     page_and_filter(driver)
+    labelled_controls(driver)
+    job_page(driver)
+    # Without the event stream the list long-polls, and a job still reaches `succeeded` without a reload.
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/events*"]})
+    driver.get(open_url + "/")
+    submit_and_play(driver, "polling", badge="polling")
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
     driver.set_window_size(375, 812)
     driver.get(open_url + "/")
     WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#jobs [data-state]"))

@@ -170,17 +170,30 @@ async function download(event, file, view) {
   link.click();
 }
 
-/** The curl command that submits the same job: its kind, its options as query parameters, its inputs. */
+/**
+ * The curl command that submits the same job: its kind, its options as query parameters, its inputs — a
+ * file sent for each input that was uploaded, `<name>_url` for each the server fetched (as `input_sources`
+ * lists it: without its query string, which is never shown back).
+ */
 export function curlCommand(job) {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(job.options ?? {})) {
     if (name !== "kind" && value !== null && typeof value !== "object") query.set(name, value);
   }
   const auth = token.get() ? ` -H "Authorization: Bearer $MEDIAD_TOKEN"` : "";
-  const url = `${location.origin}/jobs/${job.kind}${query.size ? `?${query}` : ""}`;
-  if (job.inputs.length === 1) return `curl${auth} -T '${job.source_name ?? "input"}' '${url}'`;
-  const parts = job.inputs.map((file) => ` -F '${file.name}=@${file.name}'`).join("");
-  return `curl${auth}${parts} '${url}'`;
+  const url = quoted(`${location.origin}/jobs/${job.kind}${query.size ? `?${query}` : ""}`);
+  const fetched = (job.input_sources ?? []).map((source) => ` --url-query ${quoted(`${source.name}_url=${source.url}`)}`);
+  const names = new Set((job.input_sources ?? []).map((source) => source.name));
+  const sent = job.inputs.filter((file) => !names.has(file.name));
+  if (!fetched.length && sent.length === 1) return `curl${auth} -T ${quoted(job.source_name ?? "input")} ${url}`;
+  if (fetched.length && !sent.length) return `curl${auth} -X POST${fetched.join("")} ${url}`;
+  const parts = sent.map((file) => ` -F ${quoted(`${file.name}=@${file.name}`)}`);
+  return `curl${auth}${parts.join("")}${fetched.join("")} ${url}`;
+}
+
+/** `text` in single quotes for a POSIX shell. */
+function quoted(text) {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 async function copy(text, button) {
