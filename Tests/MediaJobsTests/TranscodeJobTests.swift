@@ -91,10 +91,17 @@ import Testing
         #expect(starts.count == 2 && abs(starts[0] - starts[1]) < 1.0 / 30)
     }
 
+    /// An average rate is met within 10 % over 20 s (over a few seconds rate control has not settled).
     @Test func meetsTheAskedVideoBitRate() throws {
         let scratch = try Scratch("transcode")
+        let source = try Fixtures.make(
+            "transcode_source_20s.mp4",
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=20", "-c:v", "libx264", "-preset",
+                "ultrafast", "-crf", "12", "-f", "mp4",
+            ])
         let (result, output) = try Self.transcode(
-            try Self.source(), ["video_bitrate": "300k", "audio_codec": "none", "preset": "veryfast"], in: scratch)
+            source, ["video_bitrate": "300k", "audio_codec": "none", "preset": "veryfast"], in: scratch)
         let measured = try #require(Double(Self.stream(output, "video")["bit_rate"] as? String ?? ""))
         #expect(abs(measured - 300_000) <= 30_000, "ffprobe measured \(measured) bit/s")
         #expect(abs(Double(result.tracks[0].bitrate) - measured) <= measured * 0.02)
