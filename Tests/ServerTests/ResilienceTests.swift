@@ -110,10 +110,12 @@ import Testing
 
     @Test func shutsDownCleanlyAndRequeuesWhatDidNotFinish() throws {
         let (server, id) = try Self.serverWithALongJob()
-        for _ in 0..<100 {
-            if try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String == "running" { break }
-            usleep(50_000)
+        var running = false
+        for _ in 0..<100 where !running {
+            running = try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String == "running"
+            if !running { usleep(50_000) }
         }
+        try #require(running, "the job runs before the SIGTERM")
         #expect(server.stop(SIGTERM) == 0)
         let record =
             try JSONSerialization.jsonObject(
@@ -147,15 +149,16 @@ import Testing
         }
     }
 
-    /// A server with a short shutdown grace and one worker, running a 10-minute noise encode that will not
-    /// finish within the grace.
+    /// A server with a short shutdown grace and one worker, running a half-hour noise encode that will not
+    /// finish within the grace (ten minutes took under ten seconds, and a loaded CI once saw it end before
+    /// the SIGTERM).
     static func serverWithALongJob() throws -> (ServerProcess, String) {
         let scratch = try Scratch("term")
         let long = scratch.file("long.pcm")
         try Command.run(
             "ffmpeg",
             [
-                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=44100", "-ac", "2", "-f",
+                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=1800:sample_rate=44100", "-ac", "2", "-f",
                 "s16le", long,
             ])
         let server = try ServerProcess(["--workers", "1", "--shutdown-grace", "0.5"])

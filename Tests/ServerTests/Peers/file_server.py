@@ -2,7 +2,8 @@
 
 Besides the files of the directory (argv[1]) it answers three paths of its own: /redirect?to=URL with a
 302 to that URL, /loop with a 302 to itself, and /stall with a head promising a megabyte, a kilobyte of
-it, then nothing for a minute.
+it, then nothing for a minute; /slow-once/NAME?… sends the head and a kilobyte of file NAME, waits a minute and
+sends the rest the first time its whole target (query included) is asked for, and all of it at once after.
 PUT is the target of output deliveries: /put/NAME stores the body as NAME and answers 201 with an ETag
 (its MD5, as S3's); /fail-once/NAME answers 503 to its first PUT, then stores; /hold/NAME never answers its
 first PUT (for a minute), then stores; /cut-once/NAME reads a kilobyte of its first PUT and drops the connection
@@ -63,6 +64,20 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Location", target)
             self.send_header("Content-Length", "0")
             self.end_headers()
+        elif parsed.path.startswith("/slow-once/"):
+            first = self.path not in Handler.seen
+            Handler.seen.add(self.path)
+            with open(os.path.join(self.directory, parsed.path[len("/slow-once/"):]), "rb") as file:
+                body = file.read()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if first:
+                self.wfile.write(body[:1024])
+                self.wfile.flush()
+                time.sleep(60)
+                body = body[1024:]
+            self.wfile.write(body)
         elif parsed.path == "/stall":
             self.send_response(200)
             self.send_header("Content-Length", str(1 << 20))
