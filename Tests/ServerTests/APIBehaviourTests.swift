@@ -4,16 +4,13 @@ import Testing
 
 /// The HTTP contract around jobs: long-poll, listing, cancel, downloads, and every refusal.
 @Suite(.serialized) struct APIBehaviourTests {
-    /// A PCM file long enough (about 10 minutes of stereo) that encoding it takes a few seconds.
-    static func longPCM(_ scratch: Scratch) throws -> String {
-        let path = scratch.file("long.pcm")
-        try Command.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=600:sample_rate=44100", "-ac", "2", "-f",
-                "s16le", path,
-            ])
-        return path
+    /// A PCM file long enough (half an hour of stereo noise) that encoding it takes many seconds, so a test
+    /// can see its job running and act on it (ten minutes took about 5 s, and on a loaded CI a job of it
+    /// ended between two polls). Made once per test process.
+    static func longPCM() throws -> String {
+        try Fixtures.make(
+            "noise-30min.pcm",
+            ["-f", "lavfi", "-i", "anoisesrc=duration=1800:sample_rate=44100", "-ac", "2", "-f", "s16le"])
     }
 
     @Test func longPollWaitsForTheEnd() throws {
@@ -51,9 +48,8 @@ import Testing
     }
 
     @Test func cancelsARunningJobWithinASecond() throws {
-        let scratch = try Scratch("cancel")
         let server = try ServerProcess()
-        let created = try Curl.run(server.url("/jobs/encode?format=m4a"), ["-T", try Self.longPCM(scratch)])
+        let created = try Curl.run(server.url("/jobs/encode?format=m4a"), ["-T", try Self.longPCM()])
         let id = try #require(created.json["id"] as? String)
         var state = ""
         for _ in 0..<100 where state != "running" {
@@ -177,9 +173,8 @@ import Testing
     }
 
     @Test func answers429WhenTheQueueIsFull() throws {
-        let scratch = try Scratch("queue")
         let server = try ServerProcess(["--workers", "1", "--max-queued", "1"])
-        let long = try Self.longPCM(scratch)
+        let long = try Self.longPCM()
         #expect(try Curl.run(server.url("/jobs/encode"), ["-T", long]).status == 202)
         #expect(try Curl.run(server.url("/jobs/encode"), ["-T", long]).status == 202)
         let refused = try Curl.run(server.url("/jobs/encode"), ["-T", long])

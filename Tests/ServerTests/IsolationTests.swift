@@ -17,7 +17,7 @@ import Testing
     @Test func jobOverItsTimeoutFailsAsTimeout() throws {
         let scratch = try Scratch("timeout")
         let server = try ServerProcess(["--job-timeout-floor", "1s", "--job-timeout-ceiling", "1s"])
-        let input = try Self.noisePCM(scratch, 600)
+        let input = try Self.noisePCM(scratch, 1800)
         let job = try Curl.run(server.url("/jobs/encode?format=m4a&wait=30"), ["-T", input])
         #expect(job.json["state"] as? String == "failed")
         #expect((job.json["error"] as? [String: Any])?["code"] as? String == "timeout", "\(job.text)")
@@ -55,7 +55,7 @@ import Testing
     @Test func cancelKillsTheWorkerWithinASecond() throws {
         let scratch = try Scratch("cancel")
         let server = try ServerProcess()
-        let id = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 600)])
+        let id = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 1800)])
         let worker = try #require(try Self.worker(of: server, job: id))
         let cancelled = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"])
         #expect(cancelled.seconds < 1.5)
@@ -70,7 +70,7 @@ import Testing
     @Test func workerDiesWithItsServer() throws {
         let scratch = try Scratch("orphan")
         let server = try ServerProcess()
-        let id = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 600)])
+        let id = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 1800)])
         let worker = try #require(try Self.worker(of: server, job: id))
         _ = server.stop(SIGKILL)
         for _ in 0..<300 where Self.isAlive(worker) { usleep(100_000) }
@@ -187,7 +187,7 @@ import Testing
         #expect(first[3] != first[0], "the fourth job has a fresh worker: \(first)")
         #expect(!Self.isAlive(first[0]), "the worker that ran its share exited")
 
-        let cancelled = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 600)])
+        let cancelled = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 1800)])
         let killed = try #require(try Self.worker(of: server, job: cancelled))
         #expect(killed == first[3], "the running job took the idle worker")
         #expect(

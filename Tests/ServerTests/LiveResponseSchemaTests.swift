@@ -101,7 +101,7 @@ import Testing
         #expect(failed.json["state"] as? String == "failed")
 
         let long = try record.send(
-            "running job", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", try APIBehaviourTests.longPCM(scratch)],
+            "running job", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", try APIBehaviourTests.longPCM()],
             expect: 202)
         let longID = try #require(long.json["id"] as? String)
         try record.send("output not ready", "GET", "/jobs/{id}/output", "/jobs/\(longID)/output", expect: 409)
@@ -239,7 +239,6 @@ import Testing
     /// A full queue (429 with `Retry-After`) and a failed precondition (412) are answered as the spec says
     /// too. (A 405 answers an operation the spec does not have, so it has no schema to meet.)
     @Test func refusalsUnderLoadMatchTheSchemas() throws {
-        let scratch = try Scratch("live-refusals")
         let server = try ServerProcess(["--workers", "1", "--max-queued", "1"])
         let record = Recorder(server)
         let finished = try record.send(
@@ -248,7 +247,7 @@ import Testing
         try record.send(
             "precondition failed", "GET", "/jobs/{id}/output", "/jobs/\(id)/output", ["-H", "If-Match: \"0000\""],
             expect: 412)
-        let long = try APIBehaviourTests.longPCM(scratch)
+        let long = try APIBehaviourTests.longPCM()
         try record.send("running", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", long], expect: 202)
         try record.send("queued", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", long], expect: 202)
         let full = try record.send("queue full", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", long], expect: 429)

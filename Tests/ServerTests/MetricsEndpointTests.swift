@@ -66,7 +66,7 @@ import Testing
     @Test func countsWorkerCrashesAndRunningJobs() throws {
         let scratch = try Scratch("metrics-crash")
         let server = try ServerProcess(["--workers", "1"])
-        let victim = try IsolationTests.startRunning(server, ["-T", try IsolationTests.noisePCM(scratch, 600)])
+        let victim = try IsolationTests.startRunning(server, ["-T", try IsolationTests.noisePCM(scratch, 1800)])
         let queued = try #require(
             try Curl.run(
                 server.url("/jobs/encode?format=m4a"),
