@@ -60,7 +60,8 @@ import Testing
 
     @Test func jobsListsAndProbesMatchTheSchemas() throws {
         let scratch = try Scratch("live-jobs")
-        let server = try ServerProcess(["--max-upload", "200M"])
+        // Room for the half hour of PCM (317 MB) that keeps a job running.
+        let server = try ServerProcess(["--max-upload", "400M"])
         let record = Recorder(server)
         let mp4 = try Fixtures.h264AacMP4()
         let created = try record.send(

@@ -50,7 +50,9 @@ import Testing
         let input = try Fixtures.h264AacMP4()
         let answers = Mutex<[String]>([])
         let group = DispatchGroup()
-        for _ in 0..<4 {
+        var launched = 0
+        func launch() {
+            launched += 1
             group.enter()
             Thread {
                 let reply = try? Curl.run(server.url("/probe"), ["-T", input, "--max-time", "60"])
@@ -58,12 +60,16 @@ import Testing
                 group.leave()
             }.start()
         }
+        for _ in 0..<4 { launch() }
         var stopped: Set<Int32> = []
         let deadline = Date().addingTimeInterval(20)
         while stopped.count < 4, Date() < deadline {
             for child in Self.children(of: server.pid) where !stopped.contains(child) {
                 if kill(child, SIGSTOP) == 0 { stopped.insert(child) }
             }
+            // A probe that ended before it could be held is replaced, so that four stay under way (a child
+            // lives for some milliseconds, and a loaded run once missed one).
+            if launched - answers.withLock({ $0.count }) < 4, launched < 16 { launch() }
             usleep(1000)
         }
         defer { for child in stopped { kill(child, SIGCONT) } }
@@ -84,7 +90,8 @@ import Testing
         kill(try #require(stopped.first), SIGSEGV)
         for child in stopped { kill(child, SIGCONT) }
         #expect(group.wait(timeout: .now() + 60) == .success)
-        #expect(answers.withLock { $0 }.sorted() == ["200 -", "200 -", "200 -", "422 worker_crashed"])
+        #expect(
+            answers.withLock { $0 }.sorted() == Array(repeating: "200 -", count: launched - 1) + ["422 worker_crashed"])
         #expect(try Curl.run(server.url("/probe"), ["-T", input]).status == 200, "the slots were given back")
     }
 

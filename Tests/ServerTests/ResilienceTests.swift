@@ -53,13 +53,8 @@ import Testing
 
     @Test func everyAcceptedJobSurvivesAKill() throws {
         let scratch = try Scratch("kill")
-        let long = scratch.file("long.pcm")
-        try Command.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=900:sample_rate=44100", "-ac", "2", "-f",
-                "s16le", long,
-            ])
+        // Half an hour of noise: a quarter of an hour once ended before the kill on a loaded run.
+        let long = try APIBehaviourTests.longPCM()
         let server = try ServerProcess(["--workers", "1"])
         let running = try #require(try Curl.run(server.url("/jobs/encode"), ["-T", long]).json["id"] as? String)
         var queued: [String] = []
@@ -153,16 +148,9 @@ import Testing
     /// finish within the grace (ten minutes took under ten seconds, and a loaded CI once saw it end before
     /// the SIGTERM).
     static func serverWithALongJob() throws -> (ServerProcess, String) {
-        let scratch = try Scratch("term")
-        let long = scratch.file("long.pcm")
-        try Command.run(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=duration=1800:sample_rate=44100", "-ac", "2", "-f",
-                "s16le", long,
-            ])
         let server = try ServerProcess(["--workers", "1", "--shutdown-grace", "0.5"])
-        let id = try #require(try Curl.run(server.url("/jobs/encode"), ["-T", long]).json["id"] as? String)
+        let id = try #require(
+            try Curl.run(server.url("/jobs/encode"), ["-T", try APIBehaviourTests.longPCM()]).json["id"] as? String)
         return (server, id)
     }
 }
