@@ -27,7 +27,12 @@ import Testing
             }
         }
         watcher.start()
-        let probe = try Curl.run(server.url("/probe"), ["-T", bomb, "--max-time", "60"])
+        // The child lives a fraction of a second: a loaded run once never saw it, so the probe is asked for
+        // again (up to five times) until the watcher has.
+        var probe = try Curl.run(server.url("/probe"), ["-T", bomb, "--max-time", "60"])
+        for _ in 0..<4 where peak.withLock({ $0 }) == 0 {
+            probe = try Curl.run(server.url("/probe"), ["-T", bomb, "--max-time", "60"])
+        }
         done.store(true, ordering: .relaxed)
         let childPeak = peak.withLock { $0 }
         print(

@@ -11,7 +11,7 @@ import Testing
     @Test func cancelAndDeleteThroughAnotherReplica() throws {
         let scratch = try Scratch("replicas-cancel")
         let data = scratch.file("data")
-        let long = try SharedStoreTests.longInput(in: scratch, seconds: 600)
+        let long = try SharedStoreTests.longInput(in: scratch, seconds: 1800)
         let servers = try ["c1", "c2"].map { try SharedStoreTests.replica($0, data: data) }
         let id = try SharedStoreTests.submit(servers[0], "/jobs/encode?format=m4a", long)
         var holder: String?
@@ -40,7 +40,7 @@ import Testing
     @Test func aDrainingReplicaHandsItsJobOver() throws {
         let scratch = try Scratch("replicas-drain")
         let data = scratch.file("data")
-        let long = try SharedStoreTests.longInput(in: scratch, seconds: 300)
+        let long = try SharedStoreTests.longInput(in: scratch, seconds: 1800)
         let first = try ServerProcess(
             dataDirectory: data,
             [
@@ -74,7 +74,7 @@ import Testing
     @Test func threeLostRunsEndAsInterrupted() throws {
         let scratch = try Scratch("replicas-interrupted")
         let data = scratch.file("data")
-        let long = try SharedStoreTests.longInput(in: scratch, seconds: 600)
+        let long = try SharedStoreTests.longInput(in: scratch, seconds: 1800)
         func replica(_ name: String) throws -> ServerProcess {
             try ServerProcess(
                 dataDirectory: data,
@@ -109,7 +109,7 @@ import Testing
     @Test func aRestartWithTheSameIdResumesAtOnce() throws {
         let scratch = try Scratch("replicas-restart")
         let data = scratch.file("data")
-        let long = try SharedStoreTests.longInput(in: scratch, seconds: 300)
+        let long = try SharedStoreTests.longInput(in: scratch, seconds: 1800)
         let arguments = [
             "--shared-store", "--replica-id", "same", "--lease-ttl", "120s", "--heartbeat", "1s", "--isolation", "none",
         ]

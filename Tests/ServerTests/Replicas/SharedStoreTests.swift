@@ -176,7 +176,8 @@ import Testing
                 + "all ended after \(Int(elapsed)) s, checks \(Int(Date().timeIntervalSince(started) - elapsed)) s")
     }
 
-    /// Noise as a WAV file of `seconds`, for jobs that run long enough to be interrupted.
+    /// Noise as a WAV file of `seconds`, for jobs that run long enough to be interrupted (half an hour
+    /// encodes for well over ten seconds; ten minutes, about 6 s, once ended before a loaded run's kill).
     static func longInput(in scratch: Scratch, seconds: Int) throws -> String {
         let path = scratch.file("long-\(seconds).wav")
         try Command.run(
