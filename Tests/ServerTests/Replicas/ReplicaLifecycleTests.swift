@@ -89,7 +89,7 @@ import Testing
             let deadline = Date().addingTimeInterval(60)
             var job: [String: Any] = [:]
             repeat {
-                job = try Curl.run(server.url("/jobs/\(id)")).json
+                job = Self.stored(id, in: data)
                 if job["attempts"] as? Int == attempt && job["replica"] as? String == "i\(attempt)" { break }
                 usleep(100_000)
             } while Date() < deadline
@@ -104,6 +104,17 @@ import Testing
         #expect(runs.map(\.replica) == ["i1", "i2", "i3"] && runs.allSatisfy { $0.end == nil }, "\(runs)")
     }
 
+    /// The job's record as the store has it. A replica answers `running` as soon as a run starts and saves
+    /// it a moment later: a kill in between leaves the job queued with one attempt fewer (a loaded CI run
+    /// killed there), so the tests that kill a run wait for the saved record.
+    static func stored(_ id: String, in data: String) -> [String: Any] {
+        let path = data + "/jobs/\(id)/job.json"
+        guard let bytes = FileManager.default.contents(atPath: path),
+            let record = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any]
+        else { return [:] }
+        return record
+    }
+
     /// A replica restarted with the same `--replica-id` releases the leases its previous process left
     /// and runs the job again at once, not after the lease TTL.
     @Test func aRestartWithTheSameIdResumesAtOnce() throws {
@@ -116,9 +127,7 @@ import Testing
         let first = try ServerProcess(dataDirectory: data, arguments)
         let id = try SharedStoreTests.submit(first, "/jobs/encode?format=m4a", long)
         let deadline = Date().addingTimeInterval(60)
-        while try Curl.run(first.url("/jobs/\(id)")).json["state"] as? String != "running" && Date() < deadline {
-            usleep(50_000)
-        }
+        while Self.stored(id, in: data)["state"] as? String != "running" && Date() < deadline { usleep(50_000) }
         first.stop(SIGKILL)
         let restarted = Date()
         let second = try ServerProcess(dataDirectory: data, arguments)
