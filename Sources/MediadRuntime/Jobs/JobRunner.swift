@@ -89,7 +89,7 @@ final class JobRunner {
         } catch {
             jobs.events.logger.error(
                 "recording the end of a job failed", metadata: ["job_id": .string(id), "error": .string("\(error)")])
-            await jobs.scheduler.abandon(id, jobs)
+            jobs.scheduler.abandon(id)
         }
     }
 

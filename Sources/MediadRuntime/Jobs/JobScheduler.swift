@@ -48,8 +48,8 @@ protocol JobScheduler: AnyObject {
 
     /// Notes a run's start where other replicas can read it.
     func recordRunStart(_ record: JobRecord, _ jobs: isolated JobService) async
-    /// Takes a run's `end <outcome>`, to be noted with the saved record that says so: at `release`,
-    /// `requeue`, `leaseLost` or `abandon`, whichever comes next for the job.
+    /// Takes a run's `end <outcome>`, to be noted once the record that says so is saved: at `release` or
+    /// `requeue` (or `leaseLost`, whose end is `lost`); `abandon`, whose record was not saved, drops it.
     func runEnded(_ record: JobRecord, _ event: String)
     /// The lease a save of the job's record must still hold, if the job has one.
     func heldLease(of id: String) -> Lease?
@@ -58,7 +58,7 @@ protocol JobScheduler: AnyObject {
     /// Another replica took the job over while it ran here: the index takes the store's record.
     func leaseLost(_ id: String, _ jobs: isolated JobService) async
     /// Recording the end of the job's run failed: the job is left to whoever claims it next.
-    func abandon(_ id: String, _ jobs: isolated JobService) async
+    func abandon(_ id: String)
 
     // MARK: Retention and webhooks
 

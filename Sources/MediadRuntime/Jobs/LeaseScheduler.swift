@@ -298,9 +298,10 @@ final class LeaseScheduler: JobScheduler {
         jobs.records[id] = await storedRecord(id, jobs)
     }
 
-    /// The lease is left to expire, and another replica runs the job again.
-    func abandon(_ id: String, _ jobs: isolated JobService) async {
-        await noteRunEnd(id, jobs)
+    /// The lease is left to expire, and another replica runs the job again. The record was not saved, so
+    /// the run's end is not noted: the run stays open, as a replica's that died.
+    func abandon(_ id: String) {
+        endedRuns[id] = nil
         leases.forget(id)
     }
 

@@ -92,7 +92,7 @@ final class LocalScheduler: JobScheduler {
     func leaseLost(_ id: String, _ jobs: isolated JobService) async {}
 
     /// The job stays as the store has it, until the next start recovers it.
-    func abandon(_ id: String, _ jobs: isolated JobService) async {}
+    func abandon(_ id: String) {}
 
     // MARK: Retention and webhooks
 
