@@ -157,15 +157,18 @@ package struct Connection {
     }
 
     /// Runs a stream's producer until it returns, told to stop when the connection closes or the server
-    /// shuts down; returns the bytes it wrote.
+    /// shuts down; returns the bytes it wrote. The stream stays registered until its connection has
+    /// closed, so that shutdown waits for its last chunk to be sent rather than cut it.
     private func produce(
         _ stream: ResponseStream, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
         closed: EventLoopFuture<Void>
     ) async -> Int {
         let end = StreamEnd()
-        closed.whenComplete { _ in end.fire() }
         let key = streams.add(end)
-        defer { streams.remove(key) }
+        closed.whenComplete { [streams] _ in
+            end.fire()
+            streams.remove(key)
+        }
         let writer = StreamWriter(outbound, end: end)
         await stream.produce(writer)
         return writer.bytesSent

@@ -109,10 +109,21 @@ extension HTTPServer: Service {
     /// Serves connections for the whole life of the group. The first service, so the last a graceful
     /// shutdown reaches: `ListenerService` stopped accepting long before and the jobs have been drained,
     /// while open connections (long polls among them) were still answered; now they are closed.
+    ///
+    /// Event streams were told to end when the listener closed; on a quick shutdown (no job to drain)
+    /// one may still be sending its last chunk, so the connections close once every stream's has, or
+    /// after `streamEndGrace`.
     public func run() async throws {
-        await cancelWhenGracefulShutdown { await self.serve() }
-        // Serving ends early when the listener has closed and no connection is open: wait for this
-        // service's turn all the same, as the group takes an early end for a failure.
-        try? await gracefulShutdown()
+        await withDiscardingTaskGroup { group in
+            // Serving ends early when the listener has closed and no connection is open: wait for this
+            // service's turn all the same, as the group takes an early end for a failure.
+            group.addTask { await self.serve() }
+            try? await gracefulShutdown()
+            await streams.closed(within: Self.streamEndGrace)
+            group.cancelAll()
+        }
     }
+
+    /// The longest shutdown waits for ended event streams to reach their clients.
+    static let streamEndGrace = Duration.seconds(5)
 }

@@ -81,8 +81,8 @@ package final class StreamEnd: Sendable {
     }
 }
 
-/// The streams under way on one server, so that shutdown ends each of them cleanly before the
-/// connections are closed.
+/// The streams under way on one server, each until its connection closes, so that shutdown ends each
+/// of them cleanly and lets its last chunk go out before the connections are closed.
 package final class OpenStreams: Sendable {
     private struct State {
         var stopping = false
@@ -107,6 +107,17 @@ package final class OpenStreams: Sendable {
 
     func remove(_ key: Int) {
         _ = state.withLock { $0.streams.removeValue(forKey: key) }
+    }
+
+    /// Whether no stream's connection is still open.
+    var isEmpty: Bool { state.withLock { $0.streams.isEmpty } }
+
+    /// Waits until every stream's connection has closed, or `limit` has passed, or the task is cancelled.
+    func closed(within limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while !isEmpty && ContinuousClock.now < deadline {
+            guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return }
+        }
     }
 
     /// Ends every stream, and every stream that starts from now on.
