@@ -22,15 +22,12 @@ import Testing
 
     /// 4 s of H.264 (a keyframe every second) and AAC with four one-second chapters.
     static func chapteredMP4() throws -> String {
-        let chapters = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "mediad-chapters-\(getpid()).txt"
-        ).path
         let text =
             ";FFMETADATA1\n"
             + (0..<4).map {
                 "[CHAPTER]\nTIMEBASE=1/1000\nSTART=\($0 * 1000)\nEND=\($0 * 1000 + 1000)\ntitle=Part \($0 + 1)\n"
             }.joined()
-        try text.write(toFile: chapters, atomically: true, encoding: .utf8)
+        let chapters = try Fixtures.writeSideFile("chapters.txt", text)
         return try Fixtures.make(
             "chaptered.mp4",
             [

@@ -34,6 +34,17 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(try run(["read", String(peer.port), key]).utf8))
                 as? [String: Any] ?? [:]
         }
+
+        /// Stops weed and removes the gRPC sockets it leaves in /tmp, named by the ports it was given.
+        deinit {
+            peer.stop()
+            let ports = ((try? String(contentsOfFile: scratch.file("ports"), encoding: .utf8)) ?? "")
+                .split(separator: "\n")
+            let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { name in
+                name.hasPrefix("seaweedfs-") && ports.contains { name.hasSuffix("-\($0).sock") }
+            }
+            for name in leftovers { try? FileManager.default.removeItem(atPath: "/tmp/" + name) }
+        }
     }
 
     /// Polls the job until every delivery is final (at most `seconds`).

@@ -5,11 +5,13 @@ import Foundation
 /// Each fixture is a small synthetic file with known properties (tone frequencies, test-pattern
 /// video, B-frames) so tests can check mediad's outputs against what went in.
 public enum Fixtures {
+    /// The test process's fixtures, removed when it exits (they reach hundreds of megabytes).
     private static let directory: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mediad-fixtures-\(getpid())"
         ).path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: Fixtures.directory) }
         return path
     }()
     private static let lock = NSLock()
@@ -28,6 +30,16 @@ public enum Fixtures {
                 try Command.run("ffmpeg", ["-v", "error", "-y"] + arguments + [temporary])
                 try FileManager.default.moveItem(atPath: temporary, toPath: path)
             }
+            return path
+        }
+    }
+
+    /// Writes `text` to a file named `name` beside the fixtures (an input that ffmpeg reads to make one),
+    /// removed with them; returns its path.
+    public static func writeSideFile(_ name: String, _ text: String) throws -> String {
+        try lock.withLock {
+            let path = directory + "/" + name
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
             return path
         }
     }

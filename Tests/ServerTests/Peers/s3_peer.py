@@ -2,7 +2,8 @@
 loopback, and boto3 to make presigned URLs and to read objects back.
 
     s3_peer.py serve DIR          starts weed mini with its data in DIR on free ports, creates the bucket
-                                  `mediad`, prints the S3 port and stays until killed (weed dies with it)
+                                  `mediad`, prints the S3 port and stays until killed (weed dies with it); DIR/ports
+                                  lists every port weed was given
     s3_peer.py put-url PORT KEY   prints a presigned PUT URL of KEY
     s3_peer.py get-url PORT KEY   prints a presigned GET URL of KEY
     s3_peer.py upload PORT KEY FILE   stores FILE as KEY
@@ -51,10 +52,17 @@ def serve(directory):
     names = ["s3.port", "s3.port.grpc", "master.port", "master.port.grpc", "volume.port", "volume.port.grpc",
              "filer.port", "filer.port.grpc", "admin.port", "admin.port.grpc", "webdav.port"]
     ports = dict(zip(names, free_ports(len(names))))
-    arguments = ["weed", "mini", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-dir=" + directory,
-                 "-s3.port.iceberg=0", "-s3.port.lance=0", "-admin.ui=false"]
+    # What weed writes stays in DIR: its logs, caches and sockets default to /tmp, where they would
+    # outlive the test. Its gRPC sockets go to /tmp whatever the flags say, named by their ports: DIR/ports
+    # lists those, for the test to remove them once weed is gone.
+    arguments = ["weed", "-logdir=" + directory, "mini", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+                 "-dir=" + directory, "-s3.port.iceberg=0", "-s3.port.lance=0", "-admin.ui=false",
+                 "-webdav=false", "-webdav.cacheDir=" + directory, "-filer.localSocket=" + directory + "/filer.sock",
+                 "-s3.localSocket=" + directory + "/s3.sock"]
     arguments += ["-%s=%d" % (name, port) for name, port in ports.items()]
-    environment = dict(os.environ, AWS_ACCESS_KEY_ID=KEY_ID, AWS_SECRET_ACCESS_KEY=SECRET)
+    environment = dict(os.environ, AWS_ACCESS_KEY_ID=KEY_ID, AWS_SECRET_ACCESS_KEY=SECRET, TMPDIR=directory)
+    with open(os.path.join(directory, "ports"), "w") as listing:
+        listing.write("\n".join(str(port) for port in ports.values()) + "\n")
     with open(os.path.join(directory, "weed.log"), "wb") as log:
         weed = subprocess.Popen(arguments, env=environment, stdout=log, stderr=log, preexec_fn=die_with_parent)
     port = ports["s3.port"]
