@@ -37,8 +37,11 @@ public enum ContainerFormat: String, Sendable, Codable, CaseIterable {
     /// `avformat_query_codec` answers 1 (yes), 0 (no) or an error when the muxer keeps no list (MPEG-TS);
     /// only a clear no counts as no, anything else is left to the muxer's own header check, except where the
     /// table and that check disagree in libav 5.1: its mov muxer shares the table but writes FLAC, Opus,
-    /// TrueHD, VP9 and AV1 into MP4 only, and its mp4 muxer writes FLAC and TrueHD only as an experimental
-    /// feature, refused at normal compliance (as the ffmpeg CLI refuses them without `-strict -2`).
+    /// TrueHD, VP9 and AV1 into MP4 only, and its mp4 muxer writes TrueHD only as an experimental feature,
+    /// refused at normal compliance (as the ffmpeg CLI refuses it without `-strict -2`). FLAC in MP4, which
+    /// 5.1 still marks experimental, is Xiph's published mapping (`fLaC` with a `dfLa` box) that browsers
+    /// play and later FFmpeg releases write by default: mp4 takes it (`OutputFile` lowers the compliance
+    /// for it alone).
     public func carries(_ codec: AVCodecID, muxer: String? = nil, compliance: Int32 = FF_COMPLIANCE_NORMAL) -> Bool {
         guard let format = av_guess_format(muxer ?? muxerName, nil, nil) else { return false }
         let mp4Only = [AV_CODEC_ID_FLAC, AV_CODEC_ID_OPUS, AV_CODEC_ID_TRUEHD, AV_CODEC_ID_VP9, AV_CODEC_ID_AV1]
@@ -50,8 +53,8 @@ public enum ContainerFormat: String, Sendable, Codable, CaseIterable {
         if self == .flv, avcodec_get_type(codec) == AVMEDIA_TYPE_AUDIO {
             return Self.flashAudioCodecs.contains(codec)
         }
-        let experimentalInMP4 = [AV_CODEC_ID_FLAC, AV_CODEC_ID_TRUEHD]
-        if self == .mp4 || self == .m4a, compliance > FF_COMPLIANCE_EXPERIMENTAL, experimentalInMP4.contains(codec) {
+        if self == .mp4, codec == AV_CODEC_ID_FLAC { return true }
+        if self == .mp4 || self == .m4a, compliance > FF_COMPLIANCE_EXPERIMENTAL, codec == AV_CODEC_ID_TRUEHD {
             return false
         }
         return avformat_query_codec(format, codec, compliance) != 0

@@ -72,6 +72,11 @@ public final class OutputFile {
             code: .internalError)
         stream.pointee.codecpar.pointee.codec_tag = Self.tag(for: stream.pointee.codecpar.pointee, muxer: muxerName)
         stream.pointee.time_base = timeBase
+        if parameters.pointee.codec_id == AV_CODEC_ID_FLAC, muxerName == "mp4" {
+            // libav 5.1 writes FLAC into MP4 only below normal compliance (the ffmpeg CLI's `-strict -2`);
+            // `ContainerFormat.carries` lets no other experimental codec reach this muxer.
+            context.pointee.strict_std_compliance = FF_COMPLIANCE_EXPERIMENTAL
+        }
         return stream
     }
 
