@@ -222,7 +222,8 @@ import Testing
         server.stop()
         let dashed = "-" + original.dropFirst()
         let jobs = server.dataDirectory + "/jobs/"
-        try FileManager.default.moveItem(atPath: jobs + original, toPath: jobs + dashed)
+        // One id in 64 starts with "-" already, and stays where it is.
+        if dashed != original { try FileManager.default.moveItem(atPath: jobs + original, toPath: jobs + dashed) }
         try FileManager.default.removeItem(atPath: jobs + dashed + "/outputs/output.mkv")
         let recordPath = jobs + dashed + "/job.json"
         var record = try #require(
