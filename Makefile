@@ -13,11 +13,12 @@ NGINX := $(CURDIR)/$(NGINX_ROOT)/usr/sbin/nginx
 ## Dockerfile's library check), pgrep, mount (the tmpfs for the free-disk tests), openssl (HMAC checks and
 ## the certificates of the https receivers).
 ## The independent parsers that read every output format (Tests/TestSupport/Parsers.swift): GStreamer
-## (gst-launch-1.0, gst-discoverer-1.0 and its demuxers, parsers and decoders), mkvmerge, tsreport, mediainfo;
+## (gst-launch-1.0, gst-discoverer-1.0 and its demuxers, parsers and decoders; plugins-ugly has its ASF
+## demuxer), mkvmerge, tsreport, mediainfo;
 ## chromium and chromium-driver run the web console's browser test (ConsoleBrowserTests, through Selenium).
 TEST_APT_PACKAGES := systemd binutils procps mount openssl python3-pip \
 	gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
-	gstreamer1.0-libav mkvtoolnix tstools mediainfo chromium chromium-driver
+	gstreamer1.0-plugins-ugly gstreamer1.0-libav mkvtoolnix tstools mediainfo chromium chromium-driver
 ## The Python packages of the API tests. httplint (the engine of REDbot) lints live responses in
 ## HTTPLintTests; schemathesis runs against a live server in SchemathesisTests. Both are pinned: a new release
 ## adds checks and generators, and `make test` must not start failing on its own (both run on Debian 12's

@@ -36,7 +36,8 @@ import Testing
         let run = try Command.run(
             "timeout",
             [
-                "240", "python3", Self.script.path, open.baseURL, guarded.baseURL, token, try Fixtures.h264AacMP4(),
+                "-s", "KILL", "240", "python3", Self.script.path, open.baseURL, guarded.baseURL, token,
+                try Fixtures.h264AacMP4(),
                 try Fixtures.adts(), try Fixtures.h264AnnexB(), String(earlier), Self.artifacts.path,
                 String(decoding: try JSONSerialization.data(withJSONObject: made), as: UTF8.self),
             ], allowFailure: true)

@@ -37,7 +37,10 @@ import TestSupport
     func playbinProblems(_ url: String) throws -> String? {
         let play = try Command.run(
             "timeout",
-            ["120", "gst-launch-1.0", "-q", "playbin", "uri=\(url)", "video-sink=fakesink", "audio-sink=fakesink"],
+            [
+                "-s", "KILL", "120", "gst-launch-1.0", "-q", "playbin", "uri=\(url)", "video-sink=fakesink",
+                "audio-sink=fakesink",
+            ],
             allowFailure: true)
         let text = play.text + play.stderr
         return play.status == 0 && !text.contains("ERROR") && !text.contains("WARNING")
@@ -107,7 +110,7 @@ import TestSupport
         let argument = String(decoding: try JSONSerialization.data(withJSONObject: feeds), as: UTF8.self)
         let page = "http://localhost:\(server.port)/healthz"
         let run = try Command.run(
-            "timeout", ["150", "python3", Self.mediaSourceFeeder, page, argument], allowFailure: true)
+            "timeout", ["-s", "KILL", "150", "python3", Self.mediaSourceFeeder, page, argument], allowFailure: true)
         let report = (try? JSONSerialization.jsonObject(with: run.stdout)) as? [String: Any]
         let found = try #require(report, "package_mse.py exited \(run.status): \(run.stderr.suffix(3000))")
         #expect(found["problems"] as? [String] == [], "\(found)")

@@ -52,7 +52,8 @@ import Testing
             "env",
             [
                 "-C", scratch.path, "MEDIAD_JOB_ID=\(id)", "PYTHONPATH=\(Self.hooks.deletingLastPathComponent().path)",
-                "SCHEMATHESIS_HOOKS=\(Self.hooks.deletingPathExtension().lastPathComponent)", "timeout", "540",
+                "SCHEMATHESIS_HOOKS=\(Self.hooks.deletingPathExtension().lastPathComponent)", "timeout", "-s", "KILL",
+                "540",
                 "python3",
             ]
                 + Self.arguments(url: server.baseURL, report: report),

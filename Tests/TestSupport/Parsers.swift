@@ -6,7 +6,8 @@ import Foundation
 /// the problems it found, as lines for a test to show; empty means the file read cleanly.
 public enum Parsers {
     /// How long a GStreamer run may take before it counts as hung: a few seconds of small media play in
-    /// well under a second.
+    /// well under a second. `timeout` then sends SIGKILL: a SIGTERM may be blocked in the signal mask the
+    /// test runner passes down, and a hung run once outlived its 60 s by a quarter of an hour.
     static let gstreamerTimeout = "60"
 
     /// GStreamer plays the file to the end into fake sinks (`filesrc ! decodebin`, each of the `streams`
@@ -20,14 +21,18 @@ public enum Parsers {
         let branches = (0..<streams).flatMap { _ in ["d.", "!", "queue", "!", "fakesink"] }
         let play = try Command.run(
             "timeout",
-            [gstreamerTimeout, "gst-launch-1.0", "-q", "filesrc", "location=\(path)", "!", "decodebin", "name=d"]
+            [
+                "-s", "KILL", gstreamerTimeout, "gst-launch-1.0", "-q", "filesrc", "location=\(path)", "!", "decodebin",
+                "name=d",
+            ]
                 + branches,
             allowFailure: true)
         let playText = play.text + play.stderr
         if play.status != 0 || playText.contains("WARNING") || playText.contains("ERROR") {
             problems.append("gst-launch-1.0 exited \(play.status): \(playText.suffix(1500))")
         }
-        let discover = try Command.run("timeout", [gstreamerTimeout, "gst-discoverer-1.0", path], allowFailure: true)
+        let discover = try Command.run(
+            "timeout", ["-s", "KILL", gstreamerTimeout, "gst-discoverer-1.0", path], allowFailure: true)
         let text = discover.text + discover.stderr
         let found = text.split(separator: "\n").filter {
             let line = $0.trimmingCharacters(in: .whitespaces)

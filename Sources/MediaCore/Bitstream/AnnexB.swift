@@ -21,6 +21,14 @@ public enum AnnexB {
         return units.filter { !$0.isEmpty }
     }
 
+    /// `bytes` with every NAL unit behind a four-byte start code, or nil when they hold no Annex-B unit.
+    public static func withFourByteStartCodes(_ bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.starts(with: [0, 0, 1]) || bytes.starts(with: [0, 0, 0, 1]) else { return nil }
+        let units = bytes.withUnsafeBufferPointer { nalUnits(in: $0) }
+        guard !units.isEmpty else { return nil }
+        return units.flatMap { [0, 0, 0, 1] + bytes[$0] }
+    }
+
     private static func trimmedEnd(_ bytes: UnsafeBufferPointer<UInt8>, _ begin: Int, _ end: Int) -> Int {
         var end = end
         while end > begin, bytes[end - 1] == 0 { end -= 1 }

@@ -10,14 +10,20 @@ public final class CodecParameters: LibavObject<AVCodecParameters> {
 
     /// Replaces the extradata with a copy of `bytes`, allocated by libav with zeroed input padding.
     public func setExtradata(_ bytes: [UInt8]) throws {
-        av_freep(&pointer.pointee.extradata)
-        pointer.pointee.extradata_size = 0
+        try Self.setExtradata(bytes, of: pointer)
+    }
+
+    /// Replaces the extradata of `parameters` (owned elsewhere, e.g. by a muxer's stream) with a copy of
+    /// `bytes`, allocated by libav with zeroed input padding.
+    static func setExtradata(_ bytes: [UInt8], of parameters: UnsafeMutablePointer<AVCodecParameters>) throws {
+        av_freep(&parameters.pointee.extradata)
+        parameters.pointee.extradata_size = 0
         let padded = bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)
         guard let memory = av_mallocz(padded)?.assumingMemoryBound(to: UInt8.self) else {
             throw MediaError(.internalError, "av_mallocz: out of memory")
         }
         memory.update(from: bytes, count: bytes.count)
-        pointer.pointee.extradata = memory
-        pointer.pointee.extradata_size = Int32(bytes.count)
+        parameters.pointee.extradata = memory
+        parameters.pointee.extradata_size = Int32(bytes.count)
     }
 }

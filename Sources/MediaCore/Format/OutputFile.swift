@@ -72,6 +72,17 @@ public final class OutputFile {
             code: .internalError)
         stream.pointee.codecpar.pointee.codec_tag = Self.tag(for: stream.pointee.codecpar.pointee, muxer: muxerName)
         stream.pointee.time_base = timeBase
+        if muxerName == "asf", [AV_CODEC_ID_H264, AV_CODEC_ID_HEVC].contains(parameters.pointee.codec_id),
+            let extradata = stream.pointee.codecpar.pointee.extradata,
+            let fourByte = AnnexB.withFourByteStartCodes(
+                Array(UnsafeBufferPointer(start: extradata, count: Int(stream.pointee.codecpar.pointee.extradata_size)))
+            )
+        {
+            // ASF keeps the parameter sets as they are, and readers that are not libav (GStreamer's
+            // asfdemux) take them for an avcC record unless they open with a four-byte start code; those
+            // libav 5.1 extracts from a raw stream (a mux input) open with a three-byte one.
+            try CodecParameters.setExtradata(fourByte, of: stream.pointee.codecpar)
+        }
         if parameters.pointee.codec_id == AV_CODEC_ID_FLAC, muxerName == "mp4" {
             // libav 5.1 writes FLAC into MP4 only below normal compliance (the ffmpeg CLI's `-strict -2`);
             // `ContainerFormat.carries` lets no other experimental codec reach this muxer.
