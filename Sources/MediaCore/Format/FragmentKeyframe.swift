@@ -3,28 +3,37 @@
 public enum FragmentKeyframe {
     /// The bytes of `segment` from its start through its first sample: the leading `moof` and the `mdat`
     /// header, then the sample's size as the `trun` (or the `tfhd` default) states it. Nil when the
-    /// segment is not one `moof` of one run followed by its `mdat`.
-    public static func rangeEnd(in segment: [UInt8]) -> Int? {
-        let walker = ISOBoxWalker(bytes: segment, fileOffset: 0)
+    /// segment is not one `moof` of one run followed by its `mdat`. Only the `moof` and the `mdat` header
+    /// are read (copied out of `segment`), not the media.
+    public static func rangeEnd(in segment: UnsafeRawBufferPointer) -> Int? {
+        guard segment.count >= 16 else { return nil }
+        let moofSize = Int(segment.loadUnaligned(as: UInt32.self).bigEndian)
+        guard moofSize >= 8, moofSize + 16 <= segment.count else { return nil }
+        let head = Array(segment[0..<(moofSize + 16)])
+        let walker = ISOBoxWalker(bytes: head, fileOffset: 0)
         var boxes: [ISOBox] = []
         do {
-            try walker.walk(0..<segment.count, depth: 1, parent: "segment") { boxes.append($0) }
+            try walker.walk(0..<moofSize, depth: 1, parent: "segment") { boxes.append($0) }
         } catch {
             return nil
         }
-        guard let moof = boxes.first, moof.type == "moof", let mdat = boxes.first(where: { $0.type == "mdat" }),
-            mdat.start == moof.end, let run = boxes.first(where: { $0.type == "trun" }), run.content.count >= 8
+        let mdatSize = walker.uint32(at: moofSize)
+        let mdatContent = moofSize + (mdatSize == 1 ? 16 : 8)
+        guard let moof = boxes.first, moof.type == "moof", moof.end == moofSize,
+            ISOBoxWalker.printable(head[(moofSize + 4)..<(moofSize + 8)]) == "mdat",
+            mdatSize == 1 || Int(mdatSize) >= 8,
+            let run = boxes.first(where: { $0.type == "trun" }), run.content.count >= 8
         else { return nil }
         let flags = walker.uint32(at: run.content.lowerBound) & 0xFF_FFFF
         guard flags & 0x200 != 0 else {
-            return defaultSampleSize(boxes, walker).map { mdat.content.lowerBound + $0 }
+            return defaultSampleSize(boxes, walker).map { mdatContent + $0 }
         }
         // sample_count, then data_offset (0x1) and first_sample_flags (0x4), then the first sample's
         // duration (0x100) before its size.
         var offset = run.content.lowerBound + 8
         for flag: UInt32 in [0x1, 0x4, 0x100] where flags & flag != 0 { offset += 4 }
         guard offset + 4 <= run.end else { return nil }
-        return mdat.content.lowerBound + Int(walker.uint32(at: offset))
+        return mdatContent + Int(walker.uint32(at: offset))
     }
 
     /// `default_sample_size` of the `tfhd`, after the fields its flags say come first.

@@ -82,13 +82,13 @@ public final class SegmentedOutput {
         av_opt_set(context.pointee.priv_data, "mpegts_flags", "+resend_headers", 0)
     }
 
-    /// The bytes written since the last call, handing the muxer an empty buffer for what comes next.
-    public func takeBytes() throws -> [UInt8] {
+    /// The bytes written since the last call, handing the muxer an empty buffer for what comes next. The
+    /// buffer libav wrote them into changes hands, uncopied.
+    public func takeBytes() throws -> SegmentBytes {
         var buffer: UnsafeMutablePointer<UInt8>? = nil
         let size = avio_close_dyn_buf(context.pointee.pb, &buffer)
         context.pointee.pb = nil
-        defer { av_free(buffer) }
-        let bytes = buffer.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, size)))) } ?? []
+        let bytes = SegmentBytes(buffer, count: Int(max(0, size)))
         try LibavError.check(
             avio_open_dyn_buf(&context.pointee.pb), "allocating a segment buffer", code: .internalError)
         return bytes

@@ -17,8 +17,18 @@ final class PackageFiles {
 
     init(directory: String) { self.directory = directory }
 
+    /// Writes a segment as the muxer left it (see `SegmentBytes`).
+    func write(_ segment: SegmentBytes, as name: String) throws {
+        try segment.withUnsafeBytes { try write($0, as: name) }
+    }
+
+    /// Writes `text` as UTF-8.
+    func write(_ text: String, as name: String) throws {
+        try Array(text.utf8).withUnsafeBytes { try write($0, as: name) }
+    }
+
     /// Writes `bytes` as `name`, a path relative to the package's directory, creating its folder.
-    func write(_ bytes: [UInt8], as name: String) throws {
+    func write(_ bytes: UnsafeRawBufferPointer, as name: String) throws {
         let path = directory + "/" + name
         let folder = (path as NSString).deletingLastPathComponent
         if !folders.contains(folder) {
@@ -35,7 +45,7 @@ final class PackageFiles {
             guard fd >= 0 else { throw FileSystemError("cannot create", temporary) }
             do {
                 defer { close(fd) }
-                try bytes.withUnsafeBytes { try DurableFile.writeAll(fd, $0, path: temporary) }
+                try DurableFile.writeAll(fd, bytes, path: temporary)
                 DurableFile.startWriteback(fd)
             } catch {
                 unlink(temporary)
@@ -49,9 +59,6 @@ final class PackageFiles {
         }
         names.append(name)
     }
-
-    /// Writes `text` as UTF-8.
-    func write(_ text: String, as name: String) throws { try write(Array(text.utf8), as: name) }
 
     /// Syncs every file written, then every folder written into and the package's directory, so the
     /// files and their names survive a crash.

@@ -129,9 +129,9 @@ final class TrackSegmenter {
     }
 
     /// The bytes of `segment` up to the end of its opening keyframe, for fMP4 video.
-    private func keyframeRange(in segment: [UInt8]) -> Int? {
+    private func keyframeRange(in segment: SegmentBytes) -> Int? {
         guard track.isVideo, segmentFormat == .fmp4, opensWithKeyframe else { return nil }
-        return FragmentKeyframe.rangeEnd(in: segment)
+        return segment.withUnsafeBytes { FragmentKeyframe.rangeEnd(in: $0) }
     }
 
     /// Closes the last segment and the muxer (which never started when no packet came).
