@@ -72,7 +72,13 @@ def samples(path, spec):
 
 
 def contains(whole, part, within):
-    return bool(part) and any(whole[o:o + len(part)] == part for o in range(0, min(within, len(whole) - len(part)) + 1, 4))
+    """Whether `part` occurs in `whole` at a sample boundary (4 bytes) no later than byte `within`."""
+    if not part:
+        return False
+    at = whole.find(part, 0, within + len(part))
+    while at >= 0 and at % 4:
+        at = whole.find(part, at + 1, within + len(part))
+    return at >= 0
 
 
 def problems(source, output, priming_may_show):
