@@ -30,6 +30,16 @@ public struct RemuxJob: Sendable {
         }
     }
 
+    /// The earliest start time the input states for the kept tracks, in `timeBase` (rounded down), or nil
+    /// when none states one.
+    static func earliestStart(of routes: [RemuxPlan.Route], in source: InputFile, timeBase: AVRational) -> Int64? {
+        routes.compactMap { route -> Int64? in
+            let start = source.stream(route.inputIndex).pointee.start_time
+            guard start != mediad_nopts_value() else { return nil }
+            return av_rescale_q_rnd(start, route.inputTimeBase, timeBase, AV_ROUND_DOWN)
+        }.min()
+    }
+
     /// Writes the output once. An MP4/MOV/M4A with faststart gets room for its `moov` reserved up front
     /// when `reservingMovie` is true and the plan can bound the `moov`'s size (see `MovieReservation`),
     /// else libav's `+faststart`, which moves the `moov` to the front by rewriting the whole file.
@@ -53,9 +63,9 @@ public struct RemuxJob: Sendable {
             try KeyframeSeeker(input: source, anchor: anchor.inputIndex).positionAtKeyframe(before: $0)
         }
         let window = try TrimWindow(
-            anchorIndex: anchor.inputIndex, anchorTimeBase: anchor.inputTimeBase, cutStart: cutStart, end: options.end)
-        let destination = try plan.makeOutput(
-            path: output, input: source, start: window.seconds(cutStart) ?? 0, end: options.end)
+            anchorIndex: anchor.inputIndex, anchorTimeBase: anchor.inputTimeBase, cutStart: cutStart,
+            origin: Self.earliestStart(of: routes, in: source, timeBase: anchor.inputTimeBase), end: options.end)
+        let destination = try plan.makeOutput(path: output, input: source, start: window.outputZero, end: options.end)
         let reservation =
             reservingMovie ? plan.movieReservation(input: source, output: destination, options: options) : nil
         try destination.writeHeader(
@@ -116,7 +126,9 @@ public struct RemuxJob: Sendable {
         let shownEnds = Dictionary(
             uniqueKeysWithValues: writer.hiddenPastEnd.compactMap { index in
                 plan.routes[index].flatMap { route in
-                    route.inputEnd.map { (UInt32(route.outputIndex + 1), Double($0) * av_q2d(route.inputTimeBase)) }
+                    route.inputEnd.map {
+                        (UInt32(route.outputIndex + 1), Double($0) * av_q2d(route.inputTimeBase) - window.outputZero)
+                    }
                 }
             })
         let warnings =

@@ -13,16 +13,21 @@ final class TrimWindow {
     let anchorTimeBase: AVRational
     /// The cut start in the anchor's time base, or nil when the output starts with the input.
     let cutStart: Int64?
+    /// Without a cut start, where the kept tracks' earliest presentation time lies (anchor time base),
+    /// when it lies after zero: an MPEG-TS capture's clock, an input whose tracks all open with an empty
+    /// edit. The output starts at zero all the same, as the ffmpeg CLI's does without `-copyts`.
+    let origin: Int64?
     private let requestedEnd: Int64?
     private(set) var cutEnd: Int64?
     private var anchorStarted: Bool
     private var held: [Packet] = []
     private var finishedTracks: Set<Int> = []
 
-    init(anchorIndex: Int, anchorTimeBase: AVRational, cutStart: Int64?, end: Double?) throws {
+    init(anchorIndex: Int, anchorTimeBase: AVRational, cutStart: Int64?, origin: Int64? = nil, end: Double?) throws {
         self.anchorIndex = anchorIndex
         self.anchorTimeBase = anchorTimeBase
         self.cutStart = cutStart
+        self.origin = cutStart == nil ? origin.flatMap { $0 > 0 ? $0 : nil } : nil
         self.requestedEnd = try end.map { try Self.ticks($0, in: anchorTimeBase, rounding: .up) }
         anchorStarted = cutStart == nil
     }
@@ -98,11 +103,16 @@ final class TrimWindow {
         cutEnd != nil && finishedTracks.count >= otherTracks
     }
 
-    /// How far to shift a track's timestamps so the output starts at zero.
+    /// How far to shift a track's timestamps so the output starts at zero: to the cut start, else to the
+    /// origin (rounded down, so that no track's first time goes below zero).
     func shift(for timeBase: AVRational) -> Int64 {
-        guard let cutStart else { return 0 }
-        return av_rescale_q(cutStart, anchorTimeBase, timeBase)
+        if let cutStart { return av_rescale_q(cutStart, anchorTimeBase, timeBase) }
+        guard let origin else { return 0 }
+        return av_rescale_q_rnd(origin, anchorTimeBase, timeBase, AV_ROUND_DOWN)
     }
+
+    /// Where the output's zero lies on the input's timeline, in seconds.
+    var outputZero: Double { seconds(cutStart ?? origin) ?? 0 }
 
     func seconds(_ value: Int64?) -> Double? { value.map { Double($0) * av_q2d(anchorTimeBase) } }
 }
