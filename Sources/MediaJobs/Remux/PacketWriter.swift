@@ -32,6 +32,8 @@ struct PacketWriter {
     private var leavingOut: [Int: Int]
     /// Input indexes of the tracks whose first packet has arrived (and told their priming).
     private var seen: Set<Int> = []
+    /// Per audio track, the last decode time `av_rescale_delta` rebuilt (see `rescale(_:from:route:)`).
+    private var lastRebuilt: [Int: Int64] = [:]
 
     init(output: OutputFile, plan: RemuxPlan, window: TrimWindow, leavingOut: [Int: Int] = [:]) {
         self.output = output
@@ -148,7 +150,7 @@ struct PacketWriter {
 
     private mutating func emit(_ packet: Packet, from timeBase: AVRational, route: RemuxPlan.Route) throws {
         let outputTimeBase = output.stream(route.outputIndex).pointee.time_base
-        packet.rescale(from: timeBase, to: outputTimeBase)
+        rescale(packet, from: timeBase, route: route)
         if let start = packet.pts ?? packet.dts {
             let end = Double(start + packet.duration) * av_q2d(outputTimeBase)
             ends[route.inputIndex] = max(ends[route.inputIndex] ?? end, end)
@@ -159,6 +161,31 @@ struct PacketWriter {
         packet.streamIndex = route.outputIndex
         packet.pointer.pointee.pos = -1
         try output.write(packet)
+    }
+
+    /// Moves `packet` to its output stream's time base. Audio from a time base coarser than its sample
+    /// rate (Matroska's, FLV's and ASF's milliseconds) gets its decode times rebuilt from the samples
+    /// each packet holds (`av_rescale_delta`), as the ffmpeg CLI's stream copy does: rescaled one by one,
+    /// 1024-sample AAC frames at 48 kHz came out 1008 and 1056 ticks apart, and an MP4 `stts` of two
+    /// entries took one per packet.
+    private mutating func rescale(_ packet: Packet, from timeBase: AVRational, route: RemuxPlan.Route) {
+        let parameters = output.stream(route.outputIndex).pointee.codecpar!
+        let outputTimeBase = output.stream(route.outputIndex).pointee.time_base
+        let sampleRate = parameters.pointee.sample_rate
+        guard route.kind == AVMEDIA_TYPE_AUDIO, sampleRate > 0, let dts = packet.dts,
+            av_cmp_q(timeBase, AVRational(num: 1, den: sampleRate)) > 0
+        else { return packet.rescale(from: timeBase, to: outputTimeBase) }
+        let stated = av_get_audio_frame_duration2(parameters, Int32(clamping: packet.size))
+        let samples = stated > 0 ? stated : parameters.pointee.frame_size
+        guard samples > 0 else { return packet.rescale(from: timeBase, to: outputTimeBase) }
+        var last = lastRebuilt[route.inputIndex] ?? mediad_nopts_value()
+        let rebuilt = av_rescale_delta(
+            timeBase, dts, AVRational(num: 1, den: sampleRate), samples, &last, outputTimeBase)
+        lastRebuilt[route.inputIndex] = last
+        let offset = packet.pts.map { av_rescale_q($0 - dts, timeBase, outputTimeBase) }
+        packet.rescale(from: timeBase, to: outputTimeBase)
+        packet.dts = rebuilt
+        packet.pts = offset.map { rebuilt + $0 }
     }
 
     /// `later - earlier` when it is positive and representable; timestamps of a hostile file can be far apart.
