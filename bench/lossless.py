@@ -14,11 +14,12 @@ compared by payload bytes, and in mkv (which cannot signal AAC priming) the inpu
 samples of priming. A failed remux counts as not lossless; a crash (signal) or a run past 120 s is
 reported as such.
 
-  bench/lossless.py --mediad .build/debug/mediad [DIR ...]
+  bench/lossless.py --mediad .build/debug/mediad [--jobs N] [DIR ...]
 """
 
 import argparse
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -81,9 +82,19 @@ def contains(whole, part, within):
     return at >= 0
 
 
-def problems(source, output, priming_may_show):
+def tracks_of(path, _):
+    return tracks(path)
+
+
+def problems(source, output, priming_may_show, remembered):
+    """What differs between `source` and `output`; `remembered` keeps what was worked out of `source`."""
+    def of_source(function, spec):
+        if (function, spec) not in remembered:
+            remembered[(function, spec)] = function(source, spec)
+        return remembered[(function, spec)]
+
     found = []
-    source_tracks, output_tracks = tracks(source), tracks(output)
+    source_tracks, output_tracks = of_source(tracks_of, None), tracks(output)
     for kind in ("video", "audio"):
         ins = [t for t in source_tracks if t[0] == kind]
         outs = [t for t in output_tracks if t[0] == kind]
@@ -92,12 +103,12 @@ def problems(source, output, priming_may_show):
             continue
         for (_, codec, spec), (_, _, out_spec) in zip(ins, outs):
             if codec == "amr_nb":
-                if payload(source, spec) != payload(output, out_spec):
+                if of_source(payload, spec) != payload(output, out_spec):
                     found.append(f"{spec} ({codec}) payload differs")
                 continue
-            if hashes(source, spec) == hashes(output, out_spec):
+            if of_source(hashes, spec) == hashes(output, out_spec):
                 continue
-            if kind == "audio" and priming_may_show and contains(samples(output, out_spec), samples(source, spec), 8192 * 4):
+            if kind == "audio" and priming_may_show and contains(samples(output, out_spec), of_source(samples, spec), 8192 * 4):
                 continue
             found.append(f"{spec} ({codec}) decoded content differs")
     return found
@@ -110,6 +121,7 @@ def decodes_cleanly(path):
 
 
 def corpus(directories):
+    """(name, path) of each manifest row marked ok or edit-list, in manifest order."""
     for directory in directories:
         manifest = os.path.join(directory, "MANIFEST.tsv")
         if not os.path.exists(manifest):
@@ -117,47 +129,65 @@ def corpus(directories):
         with open(manifest) as lines:
             for line in list(lines)[1:]:
                 fields = line.rstrip("\n").split("\t")
-                path = os.path.join(directory, fields[0])
-                if len(fields) >= 6 and fields[5] in ("ok", "edit-list") and tracks(path) and decodes_cleanly(path):
-                    yield fields[0], path
+                if len(fields) >= 6 and fields[5] in ("ok", "edit-list"):
+                    yield fields[0], os.path.join(directory, fields[0])
+
+
+def judge(job):
+    """Remuxes one file with each tool to each format: (name, {(tool, fmt): problems}), or None for a file
+    that is not in the corpus (no audio or video with packets, or a track that does not decode cleanly)."""
+    (name, path), mediad, scratch = job
+    if not tracks(path) or not decodes_cleanly(path):
+        return None
+    tools = {
+        "mediad": lambda i, o: [mediad, "remux", i, "-o", o, "--json"],
+        "ffmpeg": lambda i, o: ["ffmpeg", "-v", "error", "-y", "-i", i, "-map", "0:v?", "-map", "0:a?", "-c", "copy", o],
+    }
+    remembered = {}
+    outcome = {}
+    folder = tempfile.mkdtemp(dir=scratch)
+    for tool in tools:
+        for fmt in ("mp4", "mkv"):
+            output = os.path.join(folder, f"{tool}.{fmt}")
+            status, out, err = run(tools[tool](path, output))
+            if status == 0:
+                found = problems(path, output, fmt == "mkv", remembered)
+            elif status == "timeout" or (isinstance(status, int) and status < 0):
+                found = [f"CRASH/HANG ({status})"]
+            else:
+                message = out.decode(errors="replace") + err
+                code = json.loads(out).get("error", {}).get("code") if out.startswith(b"{") else None
+                found = [f"failed ({code or message.strip().splitlines()[-1][:120] if message.strip() else status})"]
+            outcome[(tool, fmt)] = found
+            if os.path.exists(output):
+                os.remove(output)
+    os.rmdir(folder)
+    return name, outcome
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mediad", default=os.path.join(ROOT, ".build", "debug", "mediad"))
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="files judged at once")
     parser.add_argument("dirs", nargs="*", default=DEFAULT_DIRS)
     args = parser.parse_args()
-    tools = {
-        "mediad": lambda i, o: [args.mediad, "remux", i, "-o", o, "--json"],
-        "ffmpeg": lambda i, o: ["ffmpeg", "-v", "error", "-y", "-i", i, "-map", "0:v?", "-map", "0:a?", "-c", "copy", o],
-    }
-    kept = {(tool, fmt): 0 for tool in tools for fmt in ("mp4", "mkv")}
+    kept = {(tool, fmt): 0 for tool in ("mediad", "ffmpeg") for fmt in ("mp4", "mkv")}
     total = 0
-    with tempfile.TemporaryDirectory() as scratch:
-        for name, path in corpus(args.dirs):
+    with tempfile.TemporaryDirectory() as scratch, multiprocessing.Pool(args.jobs) as pool:
+        jobs = [(entry, os.path.abspath(args.mediad), scratch) for entry in corpus(args.dirs)]
+        for result in pool.imap(judge, jobs):
+            if result is None:
+                continue
+            name, outcome = result
             total += 1
-            row = []
-            for (tool, fmt) in kept:
-                output = os.path.join(scratch, f"{tool}.{fmt}")
-                if os.path.exists(output):
-                    os.remove(output)
-                status, out, err = run(tools[tool](path, output))
-                if status == 0:
-                    found = problems(path, output, fmt == "mkv")
-                elif status == "timeout" or (isinstance(status, int) and status < 0):
-                    found = [f"CRASH/HANG ({status})"]
-                else:
-                    message = out.decode(errors="replace") + err
-                    code = json.loads(out).get("error", {}).get("code") if out.startswith(b"{") else None
-                    found = [f"failed ({code or message.strip().splitlines()[-1][:120] if message.strip() else status})"]
-                kept[(tool, fmt)] += not found
-                if found:
-                    row.append(f"{tool}→{fmt}: {'; '.join(found)}")
-            print(f"{'OK  ' if not row else 'MISS'} {name}" + "".join(f"\n       {r}" for r in row), flush=True)
+            rows = [f"{tool}→{fmt}: {'; '.join(found)}" for (tool, fmt), found in outcome.items() if found]
+            for key, found in outcome.items():
+                kept[key] += not found
+            print(f"{'OK  ' if not rows else 'MISS'} {name}" + "".join(f"\n       {r}" for r in rows), flush=True)
     print(f"\n{total} files")
     for (tool, fmt), count in kept.items():
         print(f"{tool:6} → {fmt}: {count}/{total} lossless ({100 * count / max(total, 1):.1f} %)")
-    both = {tool: kept[(tool, "mp4")] + kept[(tool, "mkv")] for tool in tools}
+    both = {tool: kept[(tool, "mp4")] + kept[(tool, "mkv")] for tool in ("mediad", "ffmpeg")}
     for tool, count in both.items():
         print(f"{tool:6} overall: {count}/{2 * total} ({100 * count / max(2 * total, 1):.1f} %)")
 
