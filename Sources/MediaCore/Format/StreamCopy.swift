@@ -23,12 +23,35 @@ public enum StreamCopy {
             ? source.pointee.sample_aspect_ratio : stream.pointee.codecpar.pointee.sample_aspect_ratio
         stream.pointee.sample_aspect_ratio = aspect
         stream.pointee.codecpar.pointee.sample_aspect_ratio = aspect
+        // A block alignment is a property of WAV/ASF framing that MP3 and AC-3 do not have: fftools' stream
+        // copy clears the one an MP3 packet size (1, 576, 1152) or AC-3 leaves, so ASF does not store it.
+        let parameters = stream.pointee.codecpar.pointee
+        if (parameters.codec_id == AV_CODEC_ID_MP3 && [1, 576, 1152].contains(parameters.block_align))
+            || parameters.codec_id == AV_CODEC_ID_AC3
+        {
+            stream.pointee.codecpar.pointee.block_align = 0
+        }
         for index in 0..<Int(source.pointee.nb_side_data) {
             let item = source.pointee.side_data[index]
             guard let copy = av_stream_new_side_data(stream, item.type, item.size) else {
                 throw MediaError(.internalError, "copying stream side data failed")
             }
             copy.update(from: item.data, count: item.size)
+        }
+    }
+
+    /// Marks the first audio and the first video stream of `output` as the default of its kind when the
+    /// kind has several streams and none is, as fftools' `set_dispositions` does: Matroska otherwise
+    /// flags none of them default, and a player may then pick none (cover art does not count).
+    public static func markDefaults(in output: UnsafeMutablePointer<AVFormatContext>) {
+        let streams = (0..<Int(output.pointee.nb_streams)).map { output.pointee.streams[$0]! }.filter {
+            $0.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+        }
+        for kind in [AVMEDIA_TYPE_AUDIO, AVMEDIA_TYPE_VIDEO] {
+            let ofKind = streams.filter { $0.pointee.codecpar.pointee.codec_type == kind }
+            guard ofKind.count > 1, !ofKind.contains(where: { $0.pointee.disposition & AV_DISPOSITION_DEFAULT != 0 })
+            else { continue }
+            ofKind[0].pointee.disposition |= AV_DISPOSITION_DEFAULT
         }
     }
 }

@@ -236,6 +236,7 @@ final class RemuxPlan {
             }
             try StreamCopy.carryProperties(from: source, to: stream)
         }
+        StreamCopy.markDefaults(in: output.context)
         for (key, value) in LibavTags.dictionary(input.context.pointee.metadata)
         where !Self.sourceOnlyTags.contains(key) {
             av_dict_set(&output.context.pointee.metadata, key, value, 0)
