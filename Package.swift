@@ -109,7 +109,7 @@ let package = Package(
             ],
             exclude: [
                 "openapi_check.py", "http_lint.py", "response_check.py", "schemathesis.toml", "schemathesis_hooks.py",
-                "console_browser.py", "Peers", "package_manifests.py", "package_mse.py",
+                "console_browser.py", "Peers", "package_manifests.py", "package_mse.py", "browser_temporaries.py",
             ]),
     ]
 )

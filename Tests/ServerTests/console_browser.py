@@ -18,33 +18,14 @@ blocked stream's own). Screenshots go to ARTIFACTS.
 Prints `{"problems": [...], "screenshots": [...]}` and exits 0; the Swift test judges the problems.
 """
 
-import atexit
 import json
 import os
-import shutil
 import sys
-import tempfile
-import time
 import traceback
 import urllib.parse
 import urllib.request
 
-# Selenium Manager would otherwise look for drivers online and send usage statistics.
-os.environ["SE_AVOID_STATS"] = "true"
-# Chromium leaves its singleton sockets in TMPDIR; a folder of this run's own, removed at exit, takes them.
-os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="mediad-chromium-")
-
-
-@atexit.register
-def remove_browser_temporaries():
-    """Chromium's last processes may still be writing there a moment after quit: try for two seconds."""
-    for _ in range(10):
-        shutil.rmtree(os.environ["TMPDIR"], ignore_errors=True)
-        if not os.path.exists(os.environ["TMPDIR"]):
-            return
-        time.sleep(0.2)
-
-
+import browser_temporaries  # noqa: F401 - first: the environment Selenium and Chromium start with
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
