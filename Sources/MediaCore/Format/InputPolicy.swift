@@ -42,8 +42,10 @@ extension InputPolicy {
     static let audioDecoders =
         ["aac", "mp3float", "mp3", "amrnb", "amrwb", "opus", "vorbis", "flac", "alac", "ac3", "eac3"] + pcmDecoders
 
-    /// The video decoders of the codecs mediad's containers carry.
-    static let videoDecoders = ["h264", "hevc", "h263", "mpeg4"]
+    /// The video decoders of the codecs mediad's containers carry. VP9's stream parameters (bit depth,
+    /// chroma subsampling) come only from a decoded frame: without its decoder, MP4's muxer wrote an empty
+    /// `vpcC` that no reader, libav included, opens. (AV1's come from its parser.)
+    static let videoDecoders = ["h264", "hevc", "h263", "mpeg4", "vp9"]
 
     /// Audio analysis (waveform): every audio decoder of `streamCopy`, and no video decoder.
     public static let audioDecoding = InputPolicy(decoders: audioDecoders)
