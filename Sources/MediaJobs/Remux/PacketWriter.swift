@@ -178,14 +178,20 @@ struct PacketWriter {
         let stated = av_get_audio_frame_duration2(parameters, Int32(clamping: packet.size))
         let samples = stated > 0 ? stated : parameters.pointee.frame_size
         guard samples > 0 else { return packet.rescale(from: timeBase, to: outputTimeBase) }
+        // A hostile file's pts and dts can lie too far apart to subtract: those keep the plain rescale.
+        let gap = packet.pts.map { $0.subtractingReportingOverflow(dts) }
+        guard gap?.overflow != true else { return packet.rescale(from: timeBase, to: outputTimeBase) }
         var last = lastRebuilt[route.inputIndex] ?? mediad_nopts_value()
         let rebuilt = av_rescale_delta(
             timeBase, dts, AVRational(num: 1, den: sampleRate), samples, &last, outputTimeBase)
+        let presented = gap.map {
+            rebuilt.addingReportingOverflow(av_rescale_q($0.partialValue, timeBase, outputTimeBase))
+        }
+        guard presented?.overflow != true else { return packet.rescale(from: timeBase, to: outputTimeBase) }
         lastRebuilt[route.inputIndex] = last
-        let offset = packet.pts.map { av_rescale_q($0 - dts, timeBase, outputTimeBase) }
         packet.rescale(from: timeBase, to: outputTimeBase)
         packet.dts = rebuilt
-        packet.pts = offset.map { rebuilt + $0 }
+        packet.pts = presented?.partialValue
     }
 
     /// `later - earlier` when it is positive and representable; timestamps of a hostile file can be far apart.
