@@ -127,9 +127,13 @@ import Testing
         // minutes once ended before the other job was even created, which then ran on the victim's warm
         // worker and took the kill instead.
         let victim = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 1800)])
-        let other = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 60, name: "other.pcm")])
         let worker = try #require(try Self.worker(of: server, job: victim))
+        // Held still until the signal, the victim cannot end first however loaded the machine is; the
+        // signal then takes effect as the worker continues.
+        #expect(kill(worker, SIGSTOP) == 0)
+        let other = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 60, name: "other.pcm")])
         #expect(kill(worker, signal) == 0)
+        #expect(kill(worker, SIGCONT) == 0)
         let failed = try Curl.run(server.url("/jobs/\(victim)?wait=30")).json
         #expect(failed["state"] as? String == "failed")
         let error = failed["error"] as? [String: Any]
@@ -194,6 +198,7 @@ import Testing
         let cancelled = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 1800)])
         let killed = try #require(try Self.worker(of: server, job: cancelled))
         #expect(killed == first[3], "the running job took the idle worker")
+        kill(killed, SIGSTOP)
         #expect(
             try Curl.run(server.url("/jobs/\(cancelled)"), ["-X", "DELETE"]).json["state"] as? String == "cancelled")
         let after = try runJob()

@@ -67,6 +67,10 @@ import Testing
         let scratch = try Scratch("metrics-crash")
         let server = try ServerProcess(["--workers", "1"])
         let victim = try IsolationTests.startRunning(server, ["-T", try IsolationTests.noisePCM(scratch, 1800)])
+        let worker = try #require(try IsolationTests.worker(of: server, job: victim))
+        // Held still until it is killed, the worker cannot end the encode first however loaded the machine
+        // is (a loaded CI run saw half an hour of noise end before the kill).
+        #expect(kill(worker, SIGSTOP) == 0)
         let queued = try #require(
             try Curl.run(
                 server.url("/jobs/encode?format=m4a"),
@@ -77,7 +81,6 @@ import Testing
         #expect(busy.value("mediad_jobs_running") == 1)
         #expect(busy.value("mediad_jobs_queued") == 1)
 
-        let worker = try #require(try IsolationTests.worker(of: server, job: victim))
         #expect(kill(worker, SIGKILL) == 0)
         #expect(try Curl.run(server.url("/jobs/\(victim)?wait=30")).json["state"] as? String == "failed")
         #expect(try Curl.run(server.url("/jobs/\(queued)?wait=60")).json["state"] as? String == "succeeded")
