@@ -14,13 +14,13 @@ import Synchronization
 package final class JobLog: Sendable {
     private let handle: Mutex<FileHandle?>
 
+    /// Opens the log for appending, creating it when it is missing. The server and a worker process write
+    /// the same file at once (the server's "started in worker" line races the worker's first lines), so
+    /// every write must land at the end: `O_APPEND`, and creation in place (`O_CREAT`) rather than by a
+    /// rename that would leave the other writer on an unlinked file.
     package init(path: String) {
-        if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: nil)
-        }
-        let file = FileHandle(forWritingAtPath: path)
-        _ = try? file?.seekToEnd()
-        handle = Mutex(file)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        handle = Mutex(descriptor >= 0 ? FileHandle(fileDescriptor: descriptor, closeOnDealloc: true) : nil)
     }
 
     package func write(_ line: String) {
