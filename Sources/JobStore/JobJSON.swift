@@ -38,9 +38,44 @@ public enum JobJSON {
         let fraction = Int32(milliseconds - Double(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return "\(digits(parts.tm_year + 1900, 4))-\(digits(parts.tm_mon + 1, 2))-\(digits(parts.tm_mday, 2))"
-            + "T\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2))"
-            + ".\(digits(fraction, 3))Z"
+        let year = parts.tm_year + 1900
+        guard (0...9999).contains(year) else {
+            // Years of five digits or before year 0: written out in full, the rest padded as usual.
+            return "\(year)-\(digits(parts.tm_mon + 1, 2))-\(digits(parts.tm_mday, 2))"
+                + "T\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2))"
+                + ".\(digits(fraction, 3))Z"
+        }
+        // Written digit by digit into the string's own storage: every log line and job record has one.
+        return String(unsafeUninitializedCapacity: 24) { text in
+            var at = 0
+            func put(_ value: Int32, _ width: Int) {
+                var value = value
+                for position in stride(from: at + width - 1, through: at, by: -1) {
+                    text[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                at += width
+            }
+            func put(_ separator: Unicode.Scalar) {
+                text[at] = UInt8(ascii: separator)
+                at += 1
+            }
+            put(year, 4)
+            put("-")
+            put(parts.tm_mon + 1, 2)
+            put("-")
+            put(parts.tm_mday, 2)
+            put("T")
+            put(parts.tm_hour, 2)
+            put(":")
+            put(parts.tm_min, 2)
+            put(":")
+            put(parts.tm_sec, 2)
+            put(".")
+            put(fraction, 3)
+            put("Z")
+            return at
+        }
     }
 
     /// `value` in decimal, zero-padded to `width` digits.

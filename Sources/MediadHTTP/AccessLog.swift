@@ -7,7 +7,7 @@ import NIOHTTP1
 /// the bytes sent, the duration, the request id and the route's template. No header is logged, so the
 /// `Authorization` token never is.
 package struct AccessLog: Sendable {
-    package let logger: Logger
+    private let lines: any AccessLineWriter
     /// Longest path written to a log line; longer ones are cut with `…`.
     package static let maxLoggedPath = 512
 
@@ -23,22 +23,42 @@ package struct AccessLog: Sendable {
         var requestID: String
     }
 
+    /// Lines go through `logger` (swift-log's metadata dictionary, for any log backend).
+    package init(logger: Logger) {
+        lines = LoggerLineWriter(logger: logger)
+    }
+
+    /// Lines go to `lines` directly: the server's own log handler takes the fields in order, which saves
+    /// the dictionary a `Logger` call builds and its sorting on every request.
+    package init(lines: any AccessLineWriter) {
+        self.lines = lines
+    }
+
     package func record(_ entry: Entry) {
         let method = entry.method.rawValue
         HTTPMetrics.request(
             method: method, route: entry.route, status: entry.status.code, duration: entry.duration,
             received: entry.received, sent: entry.sent)
-        let rawPath = entry.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let path = rawPath.count > Self.maxLoggedPath ? rawPath.prefix(Self.maxLoggedPath) + "…" : String(rawPath)
-        logger.info(
-            "request",
-            metadata: [
-                "method": .string(method), "path": .string(path), "status": .stringConvertible(entry.status.code),
-                "bytes": .stringConvertible(entry.sent), "received": .stringConvertible(entry.received),
-                "duration_ms": .stringConvertible(Self.milliseconds(entry.duration)),
-                "request_id": .string(entry.requestID),
-                "route": .string(entry.route ?? HTTPMetrics.unmatchedRoute),
-            ])
+        guard lines.writesInfo else { return }
+        let path = Self.loggedPath(entry.uri)
+        lines.writeRequest([
+            ("bytes", .stringConvertible(entry.sent)),
+            ("duration_ms", .stringConvertible(Self.milliseconds(entry.duration))),
+            ("method", .string(method)),
+            ("path", .string(path)),
+            ("received", .stringConvertible(entry.received)),
+            ("request_id", .string(entry.requestID)),
+            ("route", .string(entry.route ?? HTTPMetrics.unmatchedRoute)),
+            ("status", .stringConvertible(entry.status.code)),
+        ])
+    }
+
+    /// The path without its query string, cut at `maxLoggedPath` characters.
+    private static func loggedPath(_ uri: String) -> String {
+        let rawPath = uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { uri[..<$0] } ?? uri[...]
+        // Characters are counted only when the bytes could be too many: counting them is slow.
+        guard rawPath.utf8.count > maxLoggedPath, rawPath.count > maxLoggedPath else { return String(rawPath) }
+        return rawPath.prefix(maxLoggedPath) + "…"
     }
 
     /// Milliseconds with three decimals.
@@ -46,5 +66,24 @@ package struct AccessLog: Sendable {
         let (seconds, attoseconds) = duration.components
         let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
         return (milliseconds * 1000).rounded() / 1000
+    }
+}
+
+/// Where `AccessLog` writes its `request` lines, at level `info`.
+package protocol AccessLineWriter: Sendable {
+    /// Whether `info` lines are written at all: when not, no line is made.
+    var writesInfo: Bool { get }
+    /// Writes one `request` line with `fields`, which come sorted by key.
+    func writeRequest(_ fields: [(key: String, value: Logger.Metadata.Value)])
+}
+
+/// Access lines through a swift-log `Logger`, whatever its backend.
+private struct LoggerLineWriter: AccessLineWriter {
+    let logger: Logger
+
+    var writesInfo: Bool { logger.logLevel <= .info }
+
+    func writeRequest(_ fields: [(key: String, value: Logger.Metadata.Value)]) {
+        logger.info("request", metadata: Logger.Metadata(fields, uniquingKeysWith: { $1 }))
     }
 }

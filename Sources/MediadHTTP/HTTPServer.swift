@@ -37,7 +37,7 @@ public final class HTTPServer: Sendable {
     private typealias Client = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
     private let channel: NIOAsyncChannel<Client?, Never>
     private let responder: any Responder
-    private let accessLog = AccessLog(logger: Logger(label: "mediad.http"))
+    private let accessLog: AccessLog
     package let connections: ConnectionLimit
     /// Streamed responses under way, ended when the server stops accepting.
     private let streams = OpenStreams()
@@ -45,12 +45,16 @@ public final class HTTPServer: Sendable {
     /// The port the server listens on (useful with port 0).
     public var localPort: Int { channel.channel.localAddress?.port ?? 0 }
 
+    /// A server answering with `responder`; each answered request is recorded in `accessLog` (by
+    /// default lines through a `Logger` labelled `mediad.http`).
     package init(
-        host: String, port: Int, group: any EventLoopGroup, responder: any Responder, limits: Limits = Limits()
+        host: String, port: Int, group: any EventLoopGroup, responder: any Responder, limits: Limits = Limits(),
+        accessLog: AccessLog = AccessLog(logger: Logger(label: "mediad.http"))
     )
         async throws
     {
         self.responder = responder
+        self.accessLog = accessLog
         let accessLog = accessLog
         let connections = ConnectionLimit(maximum: limits.maxConnections)
         let trimmer = HeapTrimmer()

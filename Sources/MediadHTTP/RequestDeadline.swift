@@ -18,9 +18,12 @@ package final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandl
     private let headTimeout: TimeAmount
     private let bodyIdleTimeout: TimeAmount
     private var pace: UploadPace
-    private var deadline: Scheduled<Void>?
-    /// Request heads seen on this connection.
-    private var requestsRead = 0
+    /// When the connection is closed unless a disarm comes first; nil: no deadline.
+    private var deadline: NIODeadline?
+    /// The one timer that enforces `deadline`, and when it fires. A deadline moved later leaves it be: it
+    /// looks again when it fires, so a kept-alive connection does not set and cancel a timer per request.
+    private var timer: Scheduled<Void>?
+    private var timerFiresAt: NIODeadline?
     /// Between a request head and its end.
     private var inBody = false
     /// When the server last asked for more of a body and has not had it yet.
@@ -41,8 +44,14 @@ package final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelActive()
     }
 
+    package func handlerRemoved(context: ChannelHandlerContext) {
+        disarm()
+        cancelTimer()
+    }
+
     package func channelInactive(context: ChannelHandlerContext) {
         disarm()
+        cancelTimer()
         context.fireChannelInactive()
     }
 
@@ -57,7 +66,6 @@ package final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandl
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            requestsRead += 1
             inBody = true
             pace.reset()
             disarm()
@@ -76,32 +84,54 @@ package final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .end = unwrapOutboundIn(data) else {
-            context.write(data, promise: promise)
-            return
-        }
-        // The response is done once the socket has taken its last byte: then wait for the next request.
-        // Arming earlier would cut off a download still on its way to a slow client. A pipelined request
-        // read meanwhile (NIO's pipelining handler, nearer the socket, delivers it just after this write)
-        // is being served, so it is left unarmed.
-        let written = promise ?? context.eventLoop.makePromise()
-        let requestsSoFar = requestsRead
-        written.futureResult.assumeIsolated().whenSuccess { [self] _ in
-            if requestsRead == requestsSoFar && !inBody { arm(context, headTimeout) }
-        }
-        context.write(data, promise: written)
+        // A response written in full starts the wait for the next request's head. A pipelined request read
+        // meanwhile (NIO's pipelining handler, nearer the socket, delivers it just after this write)
+        // disarms it again; a response sent before its request's body has arrived leaves the body's
+        // timeout in charge. The bytes may still be on their way to a slow client: the timer gives them
+        // time (see `expire`), and `SendTimeout` watches that they move.
+        if case .end = unwrapOutboundIn(data), !inBody { arm(context, headTimeout) }
+        context.write(data, promise: promise)
     }
 
     private func arm(_ context: ChannelHandlerContext, _ timeout: TimeAmount) {
-        deadline?.cancel()
-        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-            context.close(promise: nil)
+        let due = NIODeadline.now() + timeout
+        deadline = due
+        if let firesAt = timerFiresAt, firesAt <= due { return }
+        schedule(context, at: due)
+    }
+
+    private func schedule(_ context: ChannelHandlerContext, at due: NIODeadline) {
+        timer?.cancel()
+        timerFiresAt = due
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
+            timer = nil
+            timerFiresAt = nil
+            expire(context)
         }
     }
 
+    /// The timer fired: closes the connection if its deadline has passed, else waits for the deadline.
+    /// A head deadline that passes while the last response is still in the channel's buffer is moved on:
+    /// the client is still being sent to, which is not idling.
+    private func expire(_ context: ChannelHandlerContext) {
+        guard let due = deadline else { return }
+        let now = NIODeadline.now()
+        guard now >= due else { return schedule(context, at: due) }
+        if !inBody, let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes), buffered > 0 {
+            arm(context, headTimeout)
+            return
+        }
+        context.close(promise: nil)
+    }
+
     private func disarm() {
-        deadline?.cancel()
         deadline = nil
         waitingSince = nil
+    }
+
+    private func cancelTimer() {
+        timer?.cancel()
+        timer = nil
+        timerFiresAt = nil
     }
 }

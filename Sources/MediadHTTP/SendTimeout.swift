@@ -11,9 +11,9 @@ import NIOHTTP1
 /// sent with sendfile count too, as NIO counts what it has not yet handed to the socket. Time in which the
 /// server has nothing to send (a long poll waiting for its job) never counts.
 ///
-/// Watching starts at the first flush that leaves the response unfinished: most answers (a job's JSON)
-/// reach the socket whole within that flush and never need the check, which cost a timer set and
-/// cancelled per request.
+/// Watching starts at a flush that leaves the response unfinished, or finished but not yet taken by the
+/// socket: most answers (a job's JSON) reach the socket whole within their flush and never need the
+/// check, which cost a timer set and cancelled per request.
 package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler {
     package typealias OutboundIn = HTTPServerResponsePart
     package typealias OutboundOut = HTTPServerResponsePart
@@ -22,6 +22,8 @@ package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler
     private var check: Scheduled<Void>?
     /// From a response's final head until its end has been written.
     private var responding = false
+    /// A response's end was written and has not been flushed yet.
+    private var endUnflushed = false
     private var lastBuffered: Int = 0
     private var lastProgress = NIODeadline.now()
 
@@ -38,22 +40,21 @@ package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler
         case .head(let head) where head.status.code >= 200:
             stopWatching()
             responding = true
-            context.write(data, promise: promise)
         case .end:
-            let written = promise ?? context.eventLoop.makePromise()
-            written.futureResult.assumeIsolated().whenComplete { [self] _ in
-                responding = false
-                stopWatching()
-            }
-            context.write(data, promise: written)
+            responding = false
+            endUnflushed = true
         default:
-            context.write(data, promise: promise)
+            break
         }
+        context.write(data, promise: promise)
     }
 
     package func flush(context: ChannelHandlerContext) {
         context.flush()
-        if responding && check == nil { startWatching(context) }
+        let ended = endUnflushed
+        endUnflushed = false
+        guard check == nil, responding || (ended && Self.buffered(context) > 0) else { return }
+        startWatching(context)
     }
 
     package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
@@ -70,8 +71,12 @@ package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler
 
     private func scheduleCheck(_ context: ChannelHandlerContext, in interval: TimeAmount) {
         check = context.eventLoop.assumeIsolated().scheduleTask(in: interval) { [self] in
-            let buffered = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+            let buffered = Self.buffered(context)
             let now = NIODeadline.now()
+            if buffered == 0 && !responding {
+                check = nil
+                return
+            }
             if buffered == 0 || buffered != lastBuffered {
                 lastBuffered = buffered
                 lastProgress = now
@@ -82,6 +87,11 @@ package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler
             }
             scheduleCheck(context, in: interval)
         }
+    }
+
+    /// Bytes written to the channel that the socket has not taken yet.
+    private static func buffered(_ context: ChannelHandlerContext) -> Int {
+        (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
     }
 
     private func stopWatching() {

@@ -84,7 +84,9 @@ public enum MediadServer {
         do {
             return try await HTTPServer(
                 host: configuration.host, port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
-                responder: responder, limits: try configuration.connectionLimits())
+                responder: responder, limits: try configuration.connectionLimits(),
+                accessLog: AccessLog(lines: AccessLines(format: configuration.logFormat, level: configuration.logLevel))
+            )
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw ServerConfiguration.Invalid(
                 description:

@@ -71,6 +71,26 @@ import Testing
         #expect(try Curl.run(server.url("/healthz")).status == 200)
     }
 
+    /// The header timeout starts when a response's end is written, but a slow client still taking the
+    /// bytes is being served, not idling: its download runs to the end, and the connection stays usable.
+    @Test func aSlowDownloadOutlastsTheHeaderTimeout() throws {
+        let server = try ServerProcess(["--header-timeout", "1s"])
+        let id = try jobWithLargeOutput(server, megabytes: 16)
+        let scratch = try Scratch("slow-download")
+        let copy = scratch.file("output.wav")
+        // About 4 s at 4 MB/s, then a second request on the same connection.
+        let result = try Command.run(
+            "curl",
+            [
+                "-sS", "--fail", "--limit-rate", "4M", "-o", copy, server.url("/jobs/\(id)/output"), "-o", "/dev/null",
+                "-w", "%{num_connects}\n", server.url("/healthz"),
+            ])
+        let size = try FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int
+        #expect(size ?? 0 > 16 << 20, "the download was cut: \(size ?? 0) bytes")
+        #expect(
+            result.text.split(separator: "\n").last == "0", "the next request needed a new connection: \(result.text)")
+    }
+
     @Test func tricklingUploadsAreCutOffAtTheMinimumRate() throws {
         // The body timeout alone would keep a client that sends a byte every 2 s for ever.
         let server = try ServerProcess(["--body-timeout", "60s", "--min-upload-rate", "1K"])

@@ -42,7 +42,7 @@ public struct LogLineHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        // Merged only when both have fields: most events (every request's line) carry only their own.
+        // Merged only when both have fields: most events carry only their own.
         let merged =
             if let fields = event.metadata { metadata.isEmpty ? fields : metadata.merging(fields) { $1 } } else {
                 metadata
@@ -50,23 +50,52 @@ public struct LogLineHandler: LogHandler {
         sink(line(level: event.level, message: event.message.description, metadata: merged, date: Date()))
     }
 
+    /// Writes a line whose fields come in key order already, as `log` would write them: the server's
+    /// access log calls this on every request, without a `Logger`'s dictionary to build and sort.
+    package func log(level: Logger.Level, message: String, sortedFields: [(key: String, value: Logger.Metadata.Value)])
+    {
+        guard level >= logLevel else { return }
+        let fields = metadata.isEmpty ? sortedFields : Self.sorted(metadata.merging(sortedFields) { $1 })
+        sink(line(level: level, message: message, sortedFields: fields, date: Date()))
+    }
+
     /// The line for one event, newline included.
     package func line(level: Logger.Level, message: String, metadata: Logger.Metadata, date: Date) -> String {
+        line(level: level, message: message, sortedFields: Self.sorted(metadata), date: date)
+    }
+
+    private static func sorted(_ metadata: Logger.Metadata) -> [(key: String, value: Logger.Metadata.Value)] {
+        metadata.sorted { $0.key < $1.key }
+    }
+
+    /// The line for one event whose fields are in key order, newline included.
+    private func line(
+        level: Logger.Level, message: String, sortedFields: [(key: String, value: Logger.Metadata.Value)], date: Date
+    ) -> String {
         let timestamp = JobJSON.rfc3339(date)
         switch format {
         case .text:
             var line = timestamp
             line.reserveCapacity(256)
-            line += " \(level.rawValue) \(label): \(Self.quotedIfNeeded(message))"
-            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-                line += " \(key)=\(Self.textValue(value))"
+            line += " "
+            line += level.rawValue
+            line += " "
+            line += label
+            line += ": "
+            line += Self.quotedIfNeeded(message)
+            for (key, value) in sortedFields {
+                line += " "
+                line += key
+                line += "="
+                line += Self.textValue(value)
             }
             line += "\n"
             return line
         case .json:
             let object: JSONLogValue = .object([
                 ("timestamp", .string(timestamp)), ("level", .string(level.rawValue)), ("logger", .string(label)),
-                ("message", .string(message)), ("metadata", JSONLogValue(metadata)),
+                ("message", .string(message)),
+                ("metadata", .object(sortedFields.map { ($0.key, JSONLogValue($0.value)) })),
             ])
             return object.encoded + "\n"
         }
