@@ -156,10 +156,11 @@ import Testing
         return path
     }
 
-    /// Submits an encode and waits until it runs with some progress; returns its id.
+    /// Submits an encode and waits until it runs with some progress (up to a minute, for a loaded machine);
+    /// returns its id.
     static func startRunning(_ server: ServerProcess, _ upload: [String]) throws -> String {
         let id = try #require(try Curl.run(server.url("/jobs/encode?format=m4a"), upload).json["id"] as? String)
-        for _ in 0..<200 {
+        for _ in 0..<1200 {
             let job = try Curl.run(server.url("/jobs/\(id)")).json
             if job["state"] as? String != "queued", job["progress"] as? Double ?? 0 > 0 { break }
             usleep(50_000)
