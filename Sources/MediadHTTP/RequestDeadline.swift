@@ -3,8 +3,9 @@ import NIOHTTP1
 
 /// Closes connections that hold the server without sending requests.
 ///
-/// A complete request head must arrive within `headTimeout` of the connection opening or of the previous
-/// response ending (slowloris clients trickling a byte a second are cut off). While a body is read, only
+/// A complete request head must arrive within `headTimeout` of the connection opening or of the server
+/// writing the previous response, a time extended while that response is still on its way to the client
+/// (slowloris clients trickling a byte a second are cut off). While a body is read, only
 /// time spent waiting on the client counts — from the server asking the socket for more until bytes
 /// arrive, never the time the server itself takes to write what it has: one wait longer than
 /// `bodyIdleTimeout` closes the connection, and so does a body slower than `UploadPace` allows. Waiting
