@@ -89,9 +89,12 @@ package actor JobService {
         return scheduler.queuedCount(self) >= maxQueued ? .full(retryAfter: 5) : .available
     }
 
-    /// Adds a job whose directory the store has created.
+    /// Adds a job whose directory the store has created. On a shared store, a rescan may have found that
+    /// directory before this call and a claim pass may already run the job here: the index's record is
+    /// then the newer one (one more attempt, this replica's), and replacing it would have the run's end
+    /// saved over a record that never started.
     package func enqueue(_ record: JobRecord) {
-        records[record.id] = record
+        if records[record.id] == nil { records[record.id] = record }
         scheduler.enqueue(record.id, self)
         events.changed(record, from: nil)
         startNext()

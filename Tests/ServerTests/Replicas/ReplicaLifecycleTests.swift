@@ -104,6 +104,46 @@ import Testing
         #expect(runs.map(\.replica) == ["i1", "i2", "i3"] && runs.allSatisfy { $0.end == nil }, "\(runs)")
     }
 
+    /// A replica's rescan can find a new job's directory, claim the job and run it before the request that
+    /// created the job has handed it to the index. The record saved at the run's end must be the run's
+    /// (one attempt, this replica's), not the queued one the request made: a CI run saved `succeeded`
+    /// with no attempt and no replica. A 20 ms heartbeat makes the rescan land in that gap now and then;
+    /// idempotency keys widen it (the key is claimed in between).
+    @Test func aJobARescanStartsBeforeItsSubmissionReturnsKeepsItsRun() throws {
+        let scratch = try Scratch("replicas-rescan-race")
+        let data = scratch.file("data")
+        let server = try ServerProcess(
+            dataDirectory: data,
+            [
+                "--shared-store", "--replica-id", "q1", "--lease-ttl", "1s", "--heartbeat", "0.02s", "--isolation",
+                "none", "--workers", "2", "--max-queued", "1000",
+            ])
+        let jobs = 160
+        let submit =
+            "seq 1 \(jobs) | xargs -P 8 -I{} curl -sS -o /dev/null -w '%{http_code}\\n' -H 'Idempotency-Key: k{}' "
+            + "-T '\(try Fixtures.adts())' '\(server.url("/jobs/remux?format=m4a"))'"
+        let statuses = try Command.run("sh", ["-c", submit]).text.split(separator: "\n")
+        #expect(statuses.count == jobs && statuses.allSatisfy { $0 == "202" || $0 == "200" }, "\(statuses)")
+        var listed: [String: [String: Any]] = [:]
+        let deadline = Date().addingTimeInterval(120)
+        repeat {
+            listed = try SharedStoreTests.listing(server)
+            if listed.values.allSatisfy({ ["succeeded", "failed", "cancelled"].contains($0["state"] as? String) }) {
+                break
+            }
+            usleep(200_000)
+        } while Date() < deadline
+        #expect(listed.count == jobs)
+        for id in listed.keys {
+            let record = Self.stored(id, in: data)
+            #expect(
+                record["state"] as? String == "succeeded" && record["attempts"] as? Int == 1
+                    && record["replica"] as? String == "q1", "\(id): \(record)")
+            let runs = try RunLog(path: data + "/jobs/\(id)/runs").runs
+            #expect(runs.map(\.attempt) == [1] && runs.map(\.outcome) == ["succeeded"], "\(id): \(runs)")
+        }
+    }
+
     /// The job's record as the store has it. A replica answers `running` as soon as a run starts and saves
     /// it a moment later: a kill in between leaves the job queued with one attempt fewer (a loaded CI run
     /// killed there), so the tests that kill a run wait for the saved record.
