@@ -4,9 +4,9 @@ import NIOHTTP1
 /// Closes connections that hold the server without sending requests.
 ///
 /// A complete request head must arrive within `headTimeout` of the connection opening or of the server
-/// writing the previous response, a time extended while that response is still on its way to the client
-/// (slowloris clients trickling a byte a second are cut off). While a body is read, only
-/// time spent waiting on the client counts — from the server asking the socket for more until bytes
+/// writing the previous response, a time extended while that response is still in the channel's buffer
+/// (what already sits in the kernel's socket buffers, a few megabytes, is the client's to take in time).
+/// Slowloris clients trickling a byte a second are cut off. While a body is read, only time spent waiting on the client counts — from the server asking the socket for more until bytes
 /// arrive, never the time the server itself takes to write what it has: one wait longer than
 /// `bodyIdleTimeout` closes the connection, and so does a body slower than `UploadPace` allows. Waiting
 /// for a response — a long poll — is not idle time, nor is sending one (`SendTimeout` watches that).

@@ -73,20 +73,26 @@ import Testing
 
     /// The header timeout starts when a response's end is written, but a slow client still taking the
     /// bytes is being served, not idling: its download runs to the end, and the connection stays usable.
+    ///
+    /// The server cannot see the last megabytes of a response once they are in the kernel's socket
+    /// buffers (its own send buffer, up to 4 MB here, and the client's receive buffer): the client takes
+    /// those after the count has started. At 8 MB/s they take a second or two, well inside 3 s, while
+    /// the 48 MB download takes 6 s, twice the timeout. (At 4 MB/s against 1 s, a loaded run lost the
+    /// connection to that tail.)
     @Test func aSlowDownloadOutlastsTheHeaderTimeout() throws {
-        let server = try ServerProcess(["--header-timeout", "1s"])
-        let id = try jobWithLargeOutput(server, megabytes: 16)
+        let server = try ServerProcess(["--header-timeout", "3s"])
+        let id = try jobWithLargeOutput(server, megabytes: 48)
         let scratch = try Scratch("slow-download")
         let copy = scratch.file("output.wav")
-        // About 4 s at 4 MB/s, then a second request on the same connection.
+        // About 6 s at 8 MB/s, then a second request on the same connection.
         let result = try Command.run(
             "curl",
             [
-                "-sS", "--fail", "--limit-rate", "4M", "-o", copy, server.url("/jobs/\(id)/output"), "-o", "/dev/null",
+                "-sS", "--fail", "--limit-rate", "8M", "-o", copy, server.url("/jobs/\(id)/output"), "-o", "/dev/null",
                 "-w", "%{num_connects}\n", server.url("/healthz"),
             ])
         let size = try FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int
-        #expect(size ?? 0 > 16 << 20, "the download was cut: \(size ?? 0) bytes")
+        #expect(size ?? 0 > 48 << 20, "the download was cut: \(size ?? 0) bytes")
         #expect(
             result.text.split(separator: "\n").last == "0", "the next request needed a new connection: \(result.text)")
     }
