@@ -15,13 +15,15 @@ public struct UploadedFile: Sendable, Equatable {
 /// into a job) or `discard()` it; an upload released without either is discarded, so an aborted request
 /// leaves nothing behind. Writes are blocking I/O: call them on a thread pool, one at a time, in order.
 public final class UploadFile: @unchecked Sendable {
-    // Sendable because every access to the mutable state (fd, size, hasher) happens under `lock`, so the
-    // upload may be handed from one pool thread to the next. (A `Mutex` cannot hold the hasher here: the
-    // compiler cannot tell that `update` keeps no reference to the caller's buffer.)
+    // Sendable because every access to the mutable state happens under a lock: the descriptor and sizes
+    // under `lock`, the hasher under `digestLock` (two locks, so that a block is digested while the next
+    // is appended). The upload may be handed from one thread to the next. (A `Mutex` cannot hold the
+    // hasher here: the compiler cannot tell that `update` keeps no reference to the caller's buffer.)
     private let lock = NSLock()
+    private let digestLock = NSLock()
     private var fd: Int32
     private var written: Int64 = 0
-    /// Bytes already handed to the disk's writeback (see `write`).
+    /// Bytes already handed to the disk's writeback (see `append`).
     private var writebackStarted: Int64 = 0
     private let hasher = SHA256Hasher()
     /// Writeback is started every this many bytes.
@@ -51,26 +53,33 @@ public final class UploadFile: @unchecked Sendable {
         try write([bytes])
     }
 
-    /// Appends the chunks in order, with one `writev` where the kernel takes them all, and adds them to the
-    /// digest. The digest is computed on a second thread while this one writes: SHA-256 and the kernel's
-    /// copy into the page cache take about as long as each other, so an upload is hashed in the time it is
-    /// written rather than after. Throws `insufficient_storage` instead when the chunks would take the disk
-    /// below the store's watermark.
+    /// Appends the chunks and adds them to the digest, the digest computed on a second thread while this
+    /// one writes: SHA-256 and the kernel's copy into the page cache take about as long as each other, so
+    /// the chunks are hashed in the time they are written rather than after.
+    public func write(_ chunks: [UnsafeRawBufferPointer]) throws {
+        try lock.withLock { try requireOpen() }
+        let hashing = HashingHalf(chunks: chunks, upload: self)
+        let hashed = DispatchGroup()
+        DispatchQueue.global().async(group: hashed) { hashing.run() }
+        let outcome = Result { try append(chunks) }
+        hashed.wait()
+        try outcome.get()
+    }
+
+    /// Appends the chunks in order, with one `writev` where the kernel takes them all, without adding
+    /// them to the digest: a caller that appends a block must `digest` it too, blocks in the same order,
+    /// each at most once (`BlockWriter` digests one block while it appends the next). Throws
+    /// `insufficient_storage` instead when the chunks would take the disk below the store's watermark.
     ///
     /// Every few megabytes the disk is asked to start writing what has arrived, so the upload is on
     /// its way to disk while it is received: the `fsync` in `finish()` then waits for the last
     /// megabytes, not for gigabytes of dirty pages at once.
-    public func write(_ chunks: [UnsafeRawBufferPointer]) throws {
+    public func append(_ chunks: [UnsafeRawBufferPointer]) throws {
         try lock.withLock {
             try requireOpen()
             let count = chunks.reduce(0) { $0 + $1.count }
             try watermark.check(adding: Int64(count))
-            let hashing = HashingHalf(chunks: chunks, hasher: hasher)
-            let hashed = DispatchGroup()
-            DispatchQueue.global().async(group: hashed) { hashing.run() }
-            let outcome = Result { try FileIO.writeAll(fd, chunks, path: path) }
-            hashed.wait()
-            try outcome.get()
+            try FileIO.writeAll(fd, chunks, path: path)
             written += Int64(count)
             if written - writebackStarted >= Self.writebackInterval {
                 FileIO.startWriteback(fd, offset: writebackStarted, length: written - writebackStarted)
@@ -79,7 +88,15 @@ public final class UploadFile: @unchecked Sendable {
         }
     }
 
+    /// Adds appended chunks to the SHA-256, in the order they were appended.
+    public func digest(_ chunks: [UnsafeRawBufferPointer]) {
+        digestLock.withLock {
+            for chunk in chunks { hasher.update(chunk) }
+        }
+    }
+
     /// Syncs and closes the file and returns what it holds. The file stays until the store moves it.
+    /// Every appended block must have been digested by then.
     public func finish() throws -> UploadedFile {
         try lock.withLock {
             try requireOpen()
@@ -92,7 +109,7 @@ public final class UploadFile: @unchecked Sendable {
                 unlink(path)
                 throw error
             }
-            return UploadedFile(path: path, size: written, sha256: hasher.finalize())
+            return UploadedFile(path: path, size: written, sha256: digestLock.withLock { hasher.finalize() })
         }
     }
 
@@ -113,14 +130,11 @@ public final class UploadFile: @unchecked Sendable {
 
 /// The digest's half of `UploadFile.write`, run on a second thread while the first writes the same chunks.
 ///
-/// `@unchecked Sendable` because it carries pointers and the hasher to that thread, which is safe here:
-/// `write` waits for this half before it returns, so the chunks' memory outlives every use of it, and the
-/// hasher is touched by nothing else meanwhile (`write` holds the upload's lock throughout).
+/// `@unchecked Sendable` because it carries pointers to that thread, which is safe here: `write` waits
+/// for this half before it returns, so the chunks' memory outlives every use of it.
 private struct HashingHalf: @unchecked Sendable {
     let chunks: [UnsafeRawBufferPointer]
-    let hasher: SHA256Hasher
+    let upload: UploadFile
 
-    func run() {
-        for chunk in chunks { hasher.update(chunk) }
-    }
+    func run() { upload.digest(chunks) }
 }

@@ -4,15 +4,17 @@ import Foundation
 /// `PATCH`es — on one server or on two replicas — never append at once), its record, and its data file
 /// open for appending.
 ///
-/// Bytes are appended with `write` (on a thread pool, one call at a time, in order), checked against the
-/// store's disk watermark, and digested with the chunk's `Upload-Checksum` algorithm when there is one.
+/// Bytes are appended with `append` (on a thread pool, one call at a time, in order), checked against the
+/// store's disk watermark, and given to `digest` (the chunk's `Upload-Checksum` algorithm, when there is one).
 /// `commit()` makes them durable (the new offset is then what the next `HEAD` reports, after any restart);
 /// `rollback()` cuts the file back to where the chunk started (a checksum that does not match, or a chunk
 /// cut off that cannot be verified). `close()` releases the lock; a writer released without it closes too.
 public final class ResumableWriter: @unchecked Sendable {
-    // Sendable because its mutable state (descriptors, offsets, digest) is only touched under `lock`, so it
-    // may be handed from one pool thread to the next, as `UploadFile` is.
+    // Sendable because its mutable state is only touched under a lock (descriptors and offsets under
+    // `lock`, the chunk's digest under `digestLock`), so it may be handed from one thread to the next, as
+    // `UploadFile` is.
     private let lock = NSLock()
+    private let digestLock = NSLock()
     private let store: JobStore
     private var directory: Int32
     private var data: Int32
@@ -80,32 +82,32 @@ public final class ResumableWriter: @unchecked Sendable {
 
     /// Starts a chunk at the current offset, digested with `algorithm` when the client sent a checksum.
     public func beginChunk(verifying algorithm: MessageDigest.Algorithm?) {
-        lock.withLock {
-            chunkStart = offset
-            chunkDigest = algorithm.map(MessageDigest.init)
-        }
+        lock.withLock { chunkStart = offset }
+        digestLock.withLock { chunkDigest = algorithm.map(MessageDigest.init) }
     }
 
-    /// Appends bytes of the chunk; `insufficient_storage` when they would take the disk below the watermark.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        try write([bytes])
-    }
-
-    /// Appends the pieces in order, with one `writev` where the kernel takes them all; `insufficient_storage`
-    /// when they would take the disk below the watermark.
-    public func write(_ pieces: [UnsafeRawBufferPointer]) throws {
+    /// Appends the pieces in order, with one `writev` where the kernel takes them all, without digesting
+    /// them: a caller must `digest` what it appends, in the same order. `insufficient_storage` when they
+    /// would take the disk below the watermark.
+    public func append(_ pieces: [UnsafeRawBufferPointer]) throws {
         try lock.withLock {
             guard data >= 0 else { throw StoreError(code: "io_error", message: "\(dataPath) is not open") }
             let count = pieces.reduce(0) { $0 + $1.count }
             try store.watermark.check(adding: Int64(count))
             try FileIO.writeAll(data, pieces, path: dataPath)
-            for piece in pieces { chunkDigest?.update(piece) }
             offset += Int64(count)
         }
     }
 
+    /// Adds appended pieces to the chunk's digest, when it is being verified.
+    public func digest(_ pieces: [UnsafeRawBufferPointer]) {
+        digestLock.withLock {
+            for piece in pieces { chunkDigest?.update(piece) }
+        }
+    }
+
     /// The digest of the chunk's bytes, when it is being verified.
-    public func chunkChecksum() -> [UInt8]? { lock.withLock { chunkDigest?.finalize() } }
+    public func chunkChecksum() -> [UInt8]? { digestLock.withLock { chunkDigest?.finalize() } }
 
     /// Makes the bytes written so far durable: after this the offset survives a crash.
     public func commit() throws {
