@@ -55,11 +55,8 @@ import Testing
     @Test func cancelKillsTheWorkerWithinASecond() throws {
         let scratch = try Scratch("cancel")
         let server = try ServerProcess()
-        let id = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 1800)])
-        let worker = try #require(try Self.worker(of: server, job: id))
-        // Held still, the worker cannot end the encode before the cancel however loaded the machine is (a
-        // loaded CI run saw half an hour of noise end first); the cancel's SIGKILL ends a stopped process.
-        kill(worker, SIGSTOP)
+        // The cancel's SIGKILL ends a stopped process.
+        let (id, worker) = try Self.heldWorker(server, ["-T", try Self.noisePCM(scratch, 1800)])
         #expect(try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String == "running")
         let cancelled = try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"])
         #expect(cancelled.seconds < 1.5)
@@ -74,9 +71,9 @@ import Testing
     @Test func workerDiesWithItsServer() throws {
         let scratch = try Scratch("orphan")
         let server = try ServerProcess()
-        let id = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 1800)])
-        let worker = try #require(try Self.worker(of: server, job: id))
+        let (id, worker) = try Self.heldWorker(server, ["-T", try Self.noisePCM(scratch, 1800)])
         _ = server.stop(SIGKILL)
+        kill(worker, SIGCONT)
         for _ in 0..<300 where Self.isAlive(worker) { usleep(100_000) }
         #expect(!Self.isAlive(worker), "the worker outlived its server")
         let outputs = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/jobs/\(id)/outputs")
@@ -126,11 +123,8 @@ import Testing
         // Half an hour of audio (over 30 s of encoding even alone): under a loaded CI the victim of 10
         // minutes once ended before the other job was even created, which then ran on the victim's warm
         // worker and took the kill instead.
-        let victim = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 1800)])
-        let worker = try #require(try Self.worker(of: server, job: victim))
-        // Held still until the signal, the victim cannot end first however loaded the machine is; the
-        // signal then takes effect as the worker continues.
-        #expect(kill(worker, SIGSTOP) == 0)
+        // The signal takes effect as the held worker continues.
+        let (victim, worker) = try Self.heldWorker(server, ["-T", try Self.noisePCM(scratch, 1800)])
         let other = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 60, name: "other.pcm")])
         #expect(kill(worker, signal) == 0)
         #expect(kill(worker, SIGCONT) == 0)
@@ -168,6 +162,22 @@ import Testing
         return id
     }
 
+    /// Submits an encode of `upload` and stops (SIGSTOP) the worker process the job is handed to as soon as
+    /// the job's log names it. Held still, the worker cannot end the job before the test acts on it, however
+    /// loaded the machine is: loaded CI runs saw half an hour of noise end while a test waited for the job's
+    /// first progress before stopping its worker.
+    static func heldWorker(_ server: ServerProcess, _ upload: [String]) throws -> (job: String, worker: Int32) {
+        let id = try #require(try Curl.run(server.url("/jobs/encode?format=m4a"), upload).json["id"] as? String)
+        var worker: Int32?
+        for _ in 0..<3000 where worker == nil {
+            worker = try Self.worker(of: server, job: id)
+            if worker == nil { usleep(20_000) }
+        }
+        let held = try #require(worker, "job \(id) never reached a worker")
+        #expect(kill(held, SIGSTOP) == 0)
+        return (id, held)
+    }
+
     /// The pid of the worker process that ran (or runs) job `id`'s last attempt, as its log names it
     /// ("started in worker <pid>"), once it is a child of the server.
     static func worker(of server: ServerProcess, job id: String) throws -> Int32? {
@@ -196,10 +206,8 @@ import Testing
         #expect(first[3] != first[0], "the fourth job has a fresh worker: \(first)")
         #expect(!Self.isAlive(first[0]), "the worker that ran its share exited")
 
-        let cancelled = try Self.startRunning(server, ["-T", try Self.noisePCM(scratch, 1800)])
-        let killed = try #require(try Self.worker(of: server, job: cancelled))
+        let (cancelled, killed) = try Self.heldWorker(server, ["-T", try Self.noisePCM(scratch, 1800)])
         #expect(killed == first[3], "the running job took the idle worker")
-        kill(killed, SIGSTOP)
         #expect(
             try Curl.run(server.url("/jobs/\(cancelled)"), ["-X", "DELETE"]).json["state"] as? String == "cancelled")
         let after = try runJob()

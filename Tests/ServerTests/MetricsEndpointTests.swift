@@ -66,11 +66,8 @@ import Testing
     @Test func countsWorkerCrashesAndRunningJobs() throws {
         let scratch = try Scratch("metrics-crash")
         let server = try ServerProcess(["--workers", "1"])
-        let victim = try IsolationTests.startRunning(server, ["-T", try IsolationTests.noisePCM(scratch, 1800)])
-        let worker = try #require(try IsolationTests.worker(of: server, job: victim))
-        // Held still until it is killed, the worker cannot end the encode first however loaded the machine
-        // is (a loaded CI run saw half an hour of noise end before the kill).
-        #expect(kill(worker, SIGSTOP) == 0)
+        let (victim, worker) = try IsolationTests.heldWorker(
+            server, ["-T", try IsolationTests.noisePCM(scratch, 1800)])
         let queued = try #require(
             try Curl.run(
                 server.url("/jobs/encode?format=m4a"),
