@@ -27,7 +27,7 @@ import Testing
         let end = try Curl.run(other.url("/jobs/\(id)?wait=30")).json
         #expect(end["state"] as? String == "cancelled", "\(end)")
         #expect((end["error"] as? [String: Any])?["code"] as? String == "cancelled")
-        let runs = try RunLog(path: data + "/jobs/\(id)/runs")
+        let runs = try RunLog.waitingForTheEnd(path: data + "/jobs/\(id)/runs")
         #expect(runs.runs.map(\.replica) == [running] && runs.runs.first?.outcome == "cancelled", "\(runs.runs)")
 
         #expect(try Curl.run(other.url("/jobs/\(id)"), ["-X", "DELETE"]).status == 204)
@@ -139,7 +139,7 @@ import Testing
             #expect(
                 record["state"] as? String == "succeeded" && record["attempts"] as? Int == 1
                     && record["replica"] as? String == "q1", "\(id): \(record)")
-            let runs = try RunLog(path: data + "/jobs/\(id)/runs").runs
+            let runs = try RunLog.waitingForTheEnd(path: data + "/jobs/\(id)/runs").runs
             #expect(runs.map(\.attempt) == [1] && runs.map(\.outcome) == ["succeeded"], "\(id): \(runs)")
         }
     }

@@ -32,6 +32,19 @@ struct RunLog {
         }
     }
 
+    /// The runs file once its last run has ended, or as it is after `seconds`. A replica notes a run's end
+    /// just after saving the record that says so (see `LeaseScheduler.runEnded`), so a test that saw the
+    /// record end may read the file a moment before the line lands.
+    static func waitingForTheEnd(path: String, seconds: Double = 5) throws -> RunLog {
+        let deadline = Date().addingTimeInterval(seconds)
+        var log = try RunLog(path: path)
+        while log.runs.last?.end == nil && Date() < deadline {
+            usleep(50_000)
+            log = try RunLog(path: path)
+        }
+        return log
+    }
+
     /// What breaks "each job ran on one replica at a time and ended once": overlapping runs, a run left
     /// open by a replica that was not killed, more than one run reaching an end, a run after the end.
     /// A replica notes a run's end after saving the record that says so; `recorded` is the replica and

@@ -145,7 +145,7 @@ import Testing
         for id in ids {
             let job = try #require(listed[id], "\(id) is not listed")
             #expect(job["state"] as? String == "succeeded", "\(id): \(job)")
-            let runs = try RunLog(path: store + id + "/runs")
+            let runs = try RunLog.waitingForTheEnd(path: store + id + "/runs")
             let attempts = job["attempts"] as? Int ?? 0
             // A replica killed between writing a run's start and saving the record leaves one line more.
             let cutShort = runs.runs.contains { $0.replica == "r3" && $0.end == nil }
