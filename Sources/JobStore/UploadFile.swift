@@ -55,7 +55,8 @@ public final class UploadFile: @unchecked Sendable {
 
     /// Appends the chunks and adds them to the digest, the digest computed on a second thread while this
     /// one writes: SHA-256 and the kernel's copy into the page cache take about as long as each other, so
-    /// the chunks are hashed in the time they are written rather than after.
+    /// the chunks are hashed in the time they are written rather than after. Throws `insufficient_storage`
+    /// instead when the chunks would take the disk below the store's watermark.
     public func write(_ chunks: [UnsafeRawBufferPointer]) throws {
         try lock.withLock { try requireOpen() }
         let hashing = HashingHalf(chunks: chunks, upload: self)

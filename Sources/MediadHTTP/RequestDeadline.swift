@@ -6,10 +6,11 @@ import NIOHTTP1
 /// A complete request head must arrive within `headTimeout` of the connection opening or of the server
 /// writing the previous response, a time extended while that response is still in the channel's buffer
 /// (what already sits in the kernel's socket buffers, a few megabytes, is the client's to take in time).
-/// Slowloris clients trickling a byte a second are cut off. While a body is read, only time spent waiting on the client counts — from the server asking the socket for more until bytes
-/// arrive, never the time the server itself takes to write what it has: one wait longer than
-/// `bodyIdleTimeout` closes the connection, and so does a body slower than `UploadPace` allows. Waiting
-/// for a response — a long poll — is not idle time, nor is sending one (`SendTimeout` watches that).
+/// Slowloris clients trickling a byte a second are cut off. While a body is read, only time spent waiting
+/// on the client counts — from the server asking the socket for more until bytes arrive, never the time
+/// the server itself takes to write what it has: one wait longer than `bodyIdleTimeout` closes the
+/// connection, and so does a body slower than `UploadPace` allows. Waiting for a response — a long poll —
+/// is not idle time, nor is sending one (`SendTimeout` watches that).
 package final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     package typealias InboundIn = HTTPServerRequestPart
     package typealias InboundOut = HTTPServerRequestPart
