@@ -29,11 +29,6 @@ enum FileIO {
         try storeErrors { try DurableFile.sync(fd, path: path) }
     }
 
-    /// Starts writing a range of a file's dirty pages to disk without waiting (see `DurableFile`).
-    static func startWriteback(_ fd: Int32, offset: Int64, length: Int64) {
-        DurableFile.startWriteback(fd, offset: offset, length: length)
-    }
-
     /// Makes a directory's entries (files created, renamed or removed in it) durable.
     static func syncDirectory(_ path: String) throws {
         try storeErrors { try DurableFile.syncDirectory(path) }

@@ -1,3 +1,4 @@
+import DurableIO
 import Foundation
 
 /// A request body that has been written to disk completely and synced: where it is, how big, its SHA-256.
@@ -23,11 +24,10 @@ public final class UploadFile: @unchecked Sendable {
     private let digestLock = NSLock()
     private var fd: Int32
     private var written: Int64 = 0
-    /// Bytes already handed to the disk's writeback (see `append`).
-    private var writebackStarted: Int64 = 0
+    /// Starts the disk's writeback as the file grows (see `append`). The pages stay cached: the job that
+    /// reads the upload usually runs next.
+    private var writeBehind: WriteBehind
     private let hasher = SHA256Hasher()
-    /// Writeback is started every this many bytes.
-    static let writebackInterval: Int64 = 8 << 20
 
     /// Where the bytes are being written.
     public let path: String
@@ -40,6 +40,7 @@ public final class UploadFile: @unchecked Sendable {
         self.path = path
         self.fd = fd
         self.watermark = watermark
+        writeBehind = WriteBehind(fd: fd, dropBehind: false)
     }
 
     deinit { discard() }
@@ -82,10 +83,7 @@ public final class UploadFile: @unchecked Sendable {
             try watermark.check(adding: Int64(count))
             try FileIO.writeAll(fd, chunks, path: path)
             written += Int64(count)
-            if written - writebackStarted >= Self.writebackInterval {
-                FileIO.startWriteback(fd, offset: writebackStarted, length: written - writebackStarted)
-                writebackStarted = written
-            }
+            writeBehind.written(upTo: written)
         }
     }
 

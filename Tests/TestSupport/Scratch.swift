@@ -5,9 +5,11 @@ public final class Scratch: @unchecked Sendable {
     // Immutable after init; the directory is owned by this one test.
     public let path: String
 
-    public init(_ label: String = "test") throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "mediad-\(label)-\(UUID().uuidString.prefix(8))")
+    /// Creates the directory in the system's temporary directory, or in `parent` (a test that needs a
+    /// disk's file system, where the temporary directory may be a tmpfs).
+    public init(_ label: String = "test", in parent: String? = nil) throws {
+        let base = (parent.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory)
+            .appendingPathComponent("mediad-\(label)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         path = base.path
     }

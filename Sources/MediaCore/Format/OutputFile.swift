@@ -17,9 +17,9 @@ public final class OutputFile {
     private var finished = false
     /// Whether the file is pushed to disk as it is written and synced before it is renamed into place.
     private let durable: Bool
-    /// The file's size when writeback was last started, and a descriptor to start it on (see `write`).
-    private var writebackMark: Int64 = 0
+    /// A descriptor of the temporary file for its write-behind (see `write`), when durable.
     private var writebackFD: Int32 = -1
+    private var writeBehind: WriteBehind?
 
     /// How far, in microseconds, a muxer may hold data ahead of its decoding time: 0.7 s, the ffmpeg CLI's
     /// `-muxdelay` default (fftools `init_options` sets `mux_max_delay = 0.7`, `open_output_file` copies it
@@ -50,6 +50,10 @@ public final class OutputFile {
             throw LibavError.error(opened, "cannot create \(path)", code: .ioError)
         }
         context = created
+        if durable {
+            writebackFD = open(temporaryPath, O_RDONLY | O_CLOEXEC)
+            if writebackFD >= 0 { writeBehind = WriteBehind(fd: writebackFD, dropBehind: true) }
+        }
     }
 
     deinit {
@@ -122,16 +126,14 @@ public final class OutputFile {
 
     /// Writes a packet whose timestamps are already in its output stream's time base.
     ///
-    /// Every few megabytes the disk is asked to start writing what the muxer has written, so that the
-    /// output is mostly on disk when `finish()` syncs it instead of all of it waiting for that `fsync`.
+    /// A durable output is written behind (`WriteBehind`): every few megabytes the disk is asked to start
+    /// writing what the muxer has written, so that the output is mostly on disk when `finish()` syncs it,
+    /// and the pages already on the disk are dropped from the cache. An output is read once, later (a
+    /// download, a delivery, a player), and a cache filled with gigabytes of it only pushes out what
+    /// others need.
     public func write(_ packet: Packet) throws {
         try LibavError.check(av_interleaved_write_frame(context, packet.pointer), "writing \(muxerName) output")
-        let written = avio_tell(context.pointee.pb)
-        if durable, written - writebackMark >= DurableFile.writebackInterval {
-            if writebackFD < 0 { writebackFD = open(temporaryPath, O_RDONLY | O_CLOEXEC) }
-            if writebackFD >= 0 { DurableFile.startWriteback(writebackFD) }
-            writebackMark = written
-        }
+        writeBehind?.written(upTo: avio_tell(context.pointee.pb))
     }
 
     /// Writes the trailer, closes the file, lets `rewrite` amend what libav wrote (given the temporary
