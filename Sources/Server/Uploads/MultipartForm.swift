@@ -1,94 +1,38 @@
 import Foundation
 import JobStore
 import MediadHTTP
-import MultipartKit
 import NIOCore
 import NIOPosix
 
-/// A `multipart/form-data` body parsed as it streams in (vapor/multipart-kit's parser): file parts go
-/// to upload files block by block, small text fields are kept as option values.
-///
-/// A part's headers are bounded like a request head: at most `maxPartHeaderBytes` between the end of one
-/// part's body and the start of the next (boundary and headers), and `maxPartHeaders` header lines; past
-/// either the request gets 431 at once. The parser is fed at most `sliceBytes` at a time, so it never
-/// holds more than a slice past the limit (it copies a header value it is building on each call, which
-/// costs the square of the value's length when one call carries a huge one).
+/// A `multipart/form-data` body parsed as it streams in (`MultipartScanner`): file parts go to upload
+/// files block by block, small text fields are kept as option values.
 final class MultipartForm {
     static let maxFields = 32
     static let maxFieldBytes = 8 * 1024
-    static let maxPartHeaderBytes = 16 * 1024
-    static let maxPartHeaders = 32
-    static let sliceBytes = 4 * 1024
 
-    private enum Event {
-        case header(String, String)
-        case body(ByteBuffer)
-        case partComplete
-    }
-
-    private let parser: MultipartParser
-    private var screen: PartHeaderNameScreen
+    private var scanner: MultipartScanner
     private let fileParts: [String]
     private let store: JobStore
     private let threadPool: NIOThreadPool
-    private var events: [Event] = []
+    private var events: [MultipartScanner.Event] = []
     private var headers: [String: String] = [:]
     private var currentFile: (name: String, filename: String?, writer: BlockWriter<UploadFile>)?
     private var currentField: ByteBuffer?
     private var files: [String: UploadReceiver.Part] = [:]
     private var fields: [String: String] = [:]
     private var sawEnd = false
-    /// Bytes fed to the parser since the last part body bytes or part end: boundary and part headers.
-    private var headerBytes = 0
-    /// Header lines of the part being read.
-    private var headerCount = 0
 
     init(boundary: String, fileParts: [String], store: JobStore, threadPool: NIOThreadPool) {
-        parser = MultipartParser(boundary: boundary)
-        screen = PartHeaderNameScreen(boundary: boundary)
+        scanner = MultipartScanner(boundary: boundary)
         self.fileParts = fileParts
         self.store = store
         self.threadPool = threadPool
-        parser.onHeader = { [unowned self] name, value in events.append(.header(name, value)) }
-        parser.onBody = { [unowned self] buffer in events.append(.body(buffer)) }
-        parser.onPartComplete = { [unowned self] in events.append(.partComplete) }
     }
 
     func consume(_ chunk: ByteBuffer) async throws {
-        var chunk = chunk
-        while let slice = chunk.readSlice(length: min(chunk.readableBytes, Self.sliceBytes)), slice.readableBytes > 0 {
-            try screen.check(slice)
-            do {
-                try parser.execute(slice)
-            } catch {
-                throw ServiceError.invalidRequest("the multipart body is malformed: \(error)")
-            }
-            try checkHeaderSize(afterFeeding: slice.readableBytes)
-            let batch = events
-            events.removeAll(keepingCapacity: true)
-            for event in batch { try await handle(event) }
-        }
-    }
-
-    /// Counts what the last slice added to part headers: a slice that produced body bytes or ended a part
-    /// starts the count again.
-    private func checkHeaderSize(afterFeeding count: Int) throws {
-        var sawBody = false
-        for event in events {
-            switch event {
-            case .header: headerCount += 1
-            case .body: sawBody = true
-            case .partComplete:
-                sawBody = true
-                headerCount = 0
-            }
-        }
-        headerBytes = sawBody ? 0 : headerBytes + count
-        guard headerBytes <= Self.maxPartHeaderBytes, headerCount <= Self.maxPartHeaders else {
-            throw ServiceError(
-                .requestHeaderFieldsTooLarge, "headers_too_large",
-                "a multipart part's headers are over \(Self.maxPartHeaderBytes) bytes or \(Self.maxPartHeaders) lines")
-        }
+        events.removeAll(keepingCapacity: true)
+        try scanner.scan(chunk, into: &events)
+        for event in events { try await handle(event) }
     }
 
     func finish() async throws -> (files: [String: UploadReceiver.Part], fields: [String: String]) {
@@ -108,7 +52,7 @@ final class MultipartForm {
         files.removeAll()
     }
 
-    private func handle(_ event: Event) async throws {
+    private func handle(_ event: MultipartScanner.Event) async throws {
         switch event {
         case .header(let name, let value):
             headers[name.lowercased()] = value

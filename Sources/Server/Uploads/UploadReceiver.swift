@@ -1,7 +1,6 @@
 import Foundation
 import JobStore
 import MediadHTTP
-import MultipartKit
 import NIOCore
 import NIOPosix
 
