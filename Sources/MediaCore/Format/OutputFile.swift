@@ -50,10 +50,7 @@ public final class OutputFile {
             throw LibavError.error(opened, "cannot create \(path)", code: .ioError)
         }
         context = created
-        if durable {
-            writebackFD = open(temporaryPath, O_RDONLY | O_CLOEXEC)
-            if writebackFD >= 0 { writeBehind = WriteBehind(fd: writebackFD, dropBehind: true) }
-        }
+        if durable { writebackFD = open(temporaryPath, O_RDONLY | O_CLOEXEC) }
     }
 
     deinit {
@@ -114,6 +111,9 @@ public final class OutputFile {
 
     /// Writes the container header with muxer `options` (e.g. `movflags`, `moov_size`).
     public func writeHeader(options: [String: String] = [:]) throws {
+        if writebackFD >= 0 {
+            writeBehind = WriteBehind(fd: writebackFD, dropBehind: !Self.readsBackWhole(options: options))
+        }
         let dictionary = LibavDictionary(options)
         try LibavError.check(
             avformat_write_header(context, &dictionary.pointer), "cannot write the \(muxerName) header",
@@ -122,15 +122,23 @@ public final class OutputFile {
         reservesMovie = options["moov_size"] != nil
     }
 
+    /// Whether the mov muxer's trailer reads the whole file back to move its data: `+faststart` (the
+    /// `moov` to the front) and `+global_sidx` (the `sidx` there) without room reserved by `moov_size`.
+    /// Such a file keeps its pages until then; dropped, they would all be read back from the disk.
+    static func readsBackWhole(options: [String: String]) -> Bool {
+        guard options["moov_size"] == nil, let flags = options["movflags"] else { return false }
+        return flags.contains("faststart") || flags.contains("global_sidx")
+    }
+
     public var muxerName: String { String(cString: context.pointee.oformat.pointee.name) }
 
     /// Writes a packet whose timestamps are already in its output stream's time base.
     ///
     /// A durable output is written behind (`WriteBehind`): every few megabytes the disk is asked to start
     /// writing what the muxer has written, so that the output is mostly on disk when `finish()` syncs it,
-    /// and the pages already on the disk are dropped from the cache. An output is read once, later (a
-    /// download, a delivery, a player), and a cache filled with gigabytes of it only pushes out what
-    /// others need.
+    /// and the pages already on the disk are dropped from the cache, unless the trailer reads the whole
+    /// file back (`readsBackWhole`). An output is read once, later (a download, a delivery, a player), and
+    /// a cache filled with gigabytes of it only pushes out what others need.
     public func write(_ packet: Packet) throws {
         try LibavError.check(av_interleaved_write_frame(context, packet.pointer), "writing \(muxerName) output")
         writeBehind?.written(upTo: avio_tell(context.pointee.pb))
