@@ -11,8 +11,6 @@ import Testing
 /// error in the browser's console. Its screenshots are kept under
 /// `.build/test-artifacts/console/` to be looked at.
 @Suite struct ConsoleBrowserTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-        "console_browser.py")
     static let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent(".build/test-artifacts/console")
 
@@ -21,7 +19,7 @@ import Testing
         var screenshots: [String]
     }
 
-    @Test(.timeLimit(.minutes(5))) func uploadWatchAndPlayInChromium() throws {
+    @Test(.timeLimit(.minutes(9))) func uploadWatchAndPlayInChromium() throws {
         let scratch = try Scratch("console-browser")
         let token = "console-token-0123456789"
         let tokens = try scratch.write("tokens", Array("viewer:\(token)\n".utf8))
@@ -33,14 +31,13 @@ import Testing
         made["stall"] = stalling.url + "/stall"
         try? FileManager.default.removeItem(at: Self.artifacts)
         try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
-        let run = try Command.run(
-            "timeout",
+        let run = try BrowserScript.run(
+            "console_browser.py",
             [
-                "-s", "KILL", "240", "python3", Self.script.path, open.baseURL, guarded.baseURL, token,
-                try Fixtures.h264AacMP4(),
-                try Fixtures.adts(), try Fixtures.h264AnnexB(), String(earlier), Self.artifacts.path,
+                open.baseURL, guarded.baseURL, token, try Fixtures.h264AacMP4(), try Fixtures.adts(),
+                try Fixtures.h264AnnexB(), String(earlier), Self.artifacts.path,
                 String(decoding: try JSONSerialization.data(withJSONObject: made), as: UTF8.self),
-            ], allowFailure: true)
+            ], killAfter: 240)
         let report = try #require(
             try? JSONDecoder().decode(Report.self, from: run.stdout),
             "console_browser.py exited \(run.status) without a report:\n\(run.stderr.suffix(4000))")

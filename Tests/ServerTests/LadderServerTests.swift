@@ -61,7 +61,7 @@ import TestSupport
 
     /// Headless Chromium supports every rendition's `CODECS` (Main and High avc1 strings, mp4a.40.2) in Media
     /// Source Extensions and appends each one's initialization and media segments without an error.
-    @Test(.timeLimit(.minutes(3))) func chromiumAppendsEveryRendition() throws {
+    @Test(.timeLimit(.minutes(8))) func chromiumAppendsEveryRendition() throws {
         let server = try ServerProcess()
         let job = try packages.package(
             server, try Fixtures.ladderSourceMP4(), "renditions=480p,360p,240p&preset=ultrafast&segment_duration=2")

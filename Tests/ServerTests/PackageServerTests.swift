@@ -9,8 +9,6 @@ import TestSupport
 @Suite(.serialized) struct PackageServerTests {
     static let manifestChecker = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("package_manifests.py").path
-    static let mediaSourceFeeder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("package_mse.py").path
 
     /// Submits `input` as a package job with `query` and waits for it to succeed; returns the job's JSON.
     func package(_ server: ServerProcess, _ input: String, _ query: String) throws -> [String: Any] {
@@ -84,7 +82,7 @@ import TestSupport
     /// Headless Chromium on another origin (`localhost` against the server's `127.0.0.1`) supports each
     /// rendition's `CODECS` in Media Source Extensions and takes its initialization and media segments,
     /// fetched across origins, into a SourceBuffer without an error.
-    @Test(.timeLimit(.minutes(3))) func chromiumAppendsTheSegmentsFromAnotherOrigin() throws {
+    @Test(.timeLimit(.minutes(8))) func chromiumAppendsTheSegmentsFromAnotherOrigin() throws {
         let server = try ServerProcess()
         let job = try package(server, try Fixtures.h264AacMP4(), "segment_duration=1")
         #expect(try mediaSourceResults(server, job) == 2)
@@ -109,8 +107,7 @@ import TestSupport
         }
         let argument = String(decoding: try JSONSerialization.data(withJSONObject: feeds), as: UTF8.self)
         let page = "http://localhost:\(server.port)/healthz"
-        let run = try Command.run(
-            "timeout", ["-s", "KILL", "150", "python3", Self.mediaSourceFeeder, page, argument], allowFailure: true)
+        let run = try BrowserScript.run("package_mse.py", [page, argument], killAfter: 150)
         let report = (try? JSONSerialization.jsonObject(with: run.stdout)) as? [String: Any]
         let found = try #require(report, "package_mse.py exited \(run.status): \(run.stderr.suffix(3000))")
         #expect(found["problems"] as? [String] == [], "\(found)")
