@@ -156,6 +156,24 @@ import TestSupport
         #expect(try Oracle.frameHashes(scratch.file("master.m3u8"), stream: "a:0") == Self.hashes(audio))
     }
 
+    /// Two audio packets on the same millisecond (a Matroska file cut and joined) failed the package with
+    /// libav's "non monotonically increasing dts"; the second now follows the first, in both segment
+    /// formats, with a warning, and the audio decodes the same through the playlist.
+    @Test(arguments: ["fmp4", "ts"]) func aRepeatedAudioTimeIsMovedForward(_ segmentFormat: String) throws {
+        let scratch = try Scratch("package-repeated-time")
+        let source = try Fixtures.make(
+            "repeated-millisecond.mkv",
+            [
+                "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=3", "-c:a", "aac",
+                "-bsf:a", "setts=ts='if(eq(N,50),PREV_INPTS,PTS)'", "-f", "matroska",
+            ])
+        let result = try package(source, in: scratch, ["segment_duration": "1", "segment_format": segmentFormat])
+        #expect(result.warnings.contains { $0.contains("1 packet whose decode time did not come after") })
+        #expect(
+            try Oracle.decodedHashes(scratch.file("master.m3u8"), streams: "0:a")
+                == Oracle.decodedHashes(source, streams: "0:a"))
+    }
+
     @Test func keepsEveryAudioTrackWithItsLanguage() throws {
         let scratch = try Scratch("package")
         let source = try Fixtures.make(

@@ -26,4 +26,47 @@ import Testing
         #expect(steps.filter { $0 != 1024 }.count <= 2, "\(Set(steps))")
         #expect(try Oracle.decodedHashes(output, streams: "0:a") == Oracle.decodedHashes(input, streams: "0:a"))
     }
+
+    /// Two audio packets on the same millisecond (a file cut and joined) used to fail the remux to MP4 with
+    /// libav's "non monotonically increasing dts". The second one now follows the first by its samples, the
+    /// times after it go on 1024 samples apart, the job says what moved, and the decoded audio is the same.
+    @Test func aRepeatedMillisecondIsMovedToWhereTheSamplesBelong() throws {
+        let input = try Fixtures.make(
+            "repeated-millisecond.mkv",
+            [
+                "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=3", "-c:a", "aac",
+                "-bsf:a", "setts=ts='if(eq(N,50),PREV_INPTS,PTS)'", "-f", "matroska",
+            ])
+        let repeated = try Oracle.packets(input, stream: "a:0").map { $0["dts"] as? Int ?? -1 }
+        #expect(repeated[49] == repeated[50], "the fixture has no repeated time: \(repeated[45...55])")
+        let scratch = try Scratch("repeated-millisecond")
+        let (output, result) = try remux(input, to: .mp4, in: scratch)
+        let times = try Oracle.packets(output, stream: "a:0").map { $0["dts"] as? Int ?? -1 }
+        // The first steps follow the file's rounded start, as in the test above; past them, every one is a frame.
+        let steps = Set(zip(times.dropFirst(), times).map { $0 - $1 }.dropFirst(3))
+        #expect(steps == [1024], "\(steps)")
+        #expect(
+            result.warnings.contains { $0.contains("1 packet whose decode time did not come after") },
+            "\(result.warnings)")
+        #expect(try Oracle.decodedHashes(output, streams: "0:a") == Oracle.decodedHashes(input, streams: "0:a"))
+    }
+
+    /// Two MPEG-TS recordings joined with `cat` go back seconds where they meet: that is no rounding to
+    /// move, and the job fails as `invalid_input` saying where, with nothing left at the output.
+    @Test func twoRecordingsJoinedWithCatAreRefused() throws {
+        let part = try Fixtures.make(
+            "two-second-clip.ts",
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=2", "-f", "lavfi", "-i",
+                "sine=sample_rate=48000:duration=2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+                "-f", "mpegts",
+            ])
+        let scratch = try Scratch("joined-recordings")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: part))
+        let joined = try scratch.write("joined.ts", Array(bytes + bytes))
+        let failure = #expect(throws: MediaError.self) { try remux(joined, to: .mp4, in: scratch) }
+        #expect(failure?.code == .invalidInput)
+        #expect(failure?.message.contains("decode times go back by") == true, "\(failure?.message ?? "")")
+        #expect(try Scratch.listingIsOnly(["joined.ts"], in: scratch))
+    }
 }

@@ -59,10 +59,10 @@ public struct PackageJob: Sendable {
     ) throws -> PackageResult {
         let files = PackageFiles(directory: directory)
         do {
-            let (renditions, priming) = try segment(
+            let (renditions, segmentWarnings) = try segment(
                 source, plan: plan, files: files, context: context, progress: progress)
             var result = try writeManifests(renditions, plan: plan, files: files)
-            result.warnings += priming
+            result.warnings += segmentWarnings
             try files.syncAll()
             context.reportProgress(1)
             return result
@@ -73,8 +73,9 @@ public struct PackageJob: Sendable {
     }
 
     /// Reads the input once, cutting every kept track into segments; returns the renditions and a warning
-    /// for each track whose encoder delay (AAC priming) the input hides with an edit list: segments carry
-    /// every packet but no edit list, so players play the delay as a short silence at the start.
+    /// for each track whose encoder delay (AAC priming) the input hides with an edit list (segments carry
+    /// every packet but no edit list, so players play the delay as a short silence at the start) or whose
+    /// decode times had to be moved to keep increasing.
     private func segment(
         _ source: InputFile, plan: PackagePlan, files: PackageFiles, context: JobContext,
         progress: ClosedRange<Double>
@@ -122,7 +123,7 @@ public struct PackageJob: Sendable {
             throw MediaError(
                 .emptyInput, "track \(segmenter.track.sourceIndex) (\(segmenter.track.codec)) holds no samples")
         }
-        return (segmenters.map(PackageRendition.init), priming)
+        return (segmenters.map(PackageRendition.init), priming + segmenters.flatMap(\.warnings))
     }
 
     /// Writes the media playlists, then the master playlist and/or the MPD, and describes the package.

@@ -39,6 +39,7 @@ final class TrackSegmenter {
     private var span: (start: Int64, end: Int64)?
     /// Whether the current segment's first packet is a keyframe.
     private var opensWithKeyframe = false
+    private var decodeOrder = IncreasingDecodeTimes()
 
     /// The fMP4 muxer's settings: fragments only where `flush()` asks, an empty `moov` in the initialization
     /// segment, fragments addressed from their own `moof` (CMAF), no `mfra` index, and no edit list, since
@@ -105,6 +106,9 @@ final class TrackSegmenter {
             opensWithKeyframe = packet.isKeyframe
         }
         packet.rescale(from: inputTimeBase, to: timeBase)
+        _ = try decodeOrder.admit(
+            packet, track: track.sourceIndex, timeBase: timeBase, contiguous: !track.isVideo,
+            allowsEqual: output.context.pointee.oformat.pointee.flags & AVFMT_TS_NONSTRICT != 0)
         packet.streamIndex = 0
         packet.pointer.pointee.pos = -1
         if let start = packet.pts ?? packet.dts {
@@ -112,6 +116,12 @@ final class TrackSegmenter {
             span = span.map { (min($0.start, start), max($0.end, end)) } ?? (start, end)
         }
         try output.write(packet)
+    }
+
+    /// What had to move for the segments' muxer (see `IncreasingDecodeTimes`).
+    var warnings: [String] {
+        decodeOrder.warnings(
+            codecs: [track.sourceIndex: track.codec], format: segmentFormat == .ts ? "MPEG-TS" : "fMP4")
     }
 
     /// Ends the current segment and writes its file; nothing when no packet went into it.

@@ -34,6 +34,7 @@ struct PacketWriter {
     private var seen: Set<Int> = []
     /// Per audio track, the last decode time `av_rescale_delta` rebuilt (see `rescale(_:from:route:)`).
     private var lastRebuilt: [Int: Int64] = [:]
+    private var decodeOrder = IncreasingDecodeTimes()
 
     init(output: OutputFile, plan: RemuxPlan, window: TrimWindow, leavingOut: [Int: Int] = [:]) {
         self.output = output
@@ -150,7 +151,19 @@ struct PacketWriter {
 
     private mutating func emit(_ packet: Packet, from timeBase: AVRational, route: RemuxPlan.Route) throws {
         let outputTimeBase = output.stream(route.outputIndex).pointee.time_base
+        // Where the last packet's samples end, when its time was rebuilt from them: exact, where its
+        // rescaled duration is not.
+        let samplesTimeBase = AVRational(
+            num: 1, den: max(output.stream(route.outputIndex).pointee.codecpar.pointee.sample_rate, 1))
+        let rebuiltEnd = lastRebuilt[route.inputIndex].map { av_rescale_q($0, samplesTimeBase, outputTimeBase) }
         rescale(packet, from: timeBase, route: route)
+        let shift = try decodeOrder.admit(
+            packet, track: route.inputIndex, timeBase: outputTimeBase,
+            contiguous: route.kind == AVMEDIA_TYPE_AUDIO, previousEnd: rebuiltEnd,
+            allowsEqual: output.context.pointee.oformat.pointee.flags & AVFMT_TS_NONSTRICT != 0)
+        if shift > 0, let end = lastRebuilt[route.inputIndex] {
+            lastRebuilt[route.inputIndex] = end + av_rescale_q(shift, outputTimeBase, samplesTimeBase)
+        }
         if let start = packet.pts ?? packet.dts {
             let end = Double(start + packet.duration) * av_q2d(outputTimeBase)
             ends[route.inputIndex] = max(ends[route.inputIndex] ?? end, end)
@@ -217,7 +230,9 @@ struct PacketWriter {
         let order = reordered.sorted().compactMap {
             ContainerLimits.lostPresentationOrder(format: plan.format, track: "track \($0)")
         }
+        let codecs = Dictionary(uniqueKeysWithValues: routes.map { ($0.inputIndex, $0.codec) })
         return order + (clock.map { [$0] } ?? [])
+            + decodeOrder.warnings(codecs: codecs, format: "\(plan.format)")
     }
 
     /// Notes a packet the input's edit list decodes but does not show. The ISO muxers hide what comes
