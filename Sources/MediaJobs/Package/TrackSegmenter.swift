@@ -106,8 +106,8 @@ final class TrackSegmenter {
             opensWithKeyframe = packet.isKeyframe
         }
         packet.rescale(from: inputTimeBase, to: timeBase)
-        _ = try decodeOrder.admit(
-            packet, track: track.sourceIndex, timeBase: timeBase, contiguous: !track.isVideo,
+        try decodeOrder.admit(
+            packet, track: track.sourceIndex, timeBase: timeBase,
             allowsEqual: output.context.pointee.oformat.pointee.flags & AVFMT_TS_NONSTRICT != 0)
         packet.streamIndex = 0
         packet.pointer.pointee.pos = -1

@@ -151,19 +151,10 @@ struct PacketWriter {
 
     private mutating func emit(_ packet: Packet, from timeBase: AVRational, route: RemuxPlan.Route) throws {
         let outputTimeBase = output.stream(route.outputIndex).pointee.time_base
-        // Where the last packet's samples end, when its time was rebuilt from them: exact, where its
-        // rescaled duration is not.
-        let samplesTimeBase = AVRational(
-            num: 1, den: max(output.stream(route.outputIndex).pointee.codecpar.pointee.sample_rate, 1))
-        let rebuiltEnd = lastRebuilt[route.inputIndex].map { av_rescale_q($0, samplesTimeBase, outputTimeBase) }
         rescale(packet, from: timeBase, route: route)
-        let shift = try decodeOrder.admit(
+        try decodeOrder.admit(
             packet, track: route.inputIndex, timeBase: outputTimeBase,
-            contiguous: route.kind == AVMEDIA_TYPE_AUDIO, previousEnd: rebuiltEnd,
             allowsEqual: output.context.pointee.oformat.pointee.flags & AVFMT_TS_NONSTRICT != 0)
-        if shift > 0, let end = lastRebuilt[route.inputIndex] {
-            lastRebuilt[route.inputIndex] = end + av_rescale_q(shift, outputTimeBase, samplesTimeBase)
-        }
         if let start = packet.pts ?? packet.dts {
             let end = Double(start + packet.duration) * av_q2d(outputTimeBase)
             ends[route.inputIndex] = max(ends[route.inputIndex] ?? end, end)
