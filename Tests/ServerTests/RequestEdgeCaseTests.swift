@@ -107,4 +107,22 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads").isEmpty)
         #expect(try Curl.run(server.url("/healthz")).status == 200)
     }
+
+    /// A multipart body closed with no part in it is `missing_input`, as an empty form is; one that stops
+    /// inside a part is `invalid_request`, and its partial file is not kept.
+    @Test func multipartBodiesWithoutAPartOrCutShort() throws {
+        let server = try ServerProcess()
+        let bodies = [
+            ("--b--\r\n", "missing_input"),
+            ("--b\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nabc", "invalid_request"),
+        ]
+        for path in ["/jobs/remux", "/probe"] {
+            for (body, code) in bodies {
+                let reply = try Curl.run(
+                    server.url(path), ["-H", "Content-Type: multipart/form-data; boundary=b", "--data-binary", body])
+                #expect(reply.status == 400 && reply.errorCode == code, "\(path) \(body): \(reply.text)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads").isEmpty)
+    }
 }

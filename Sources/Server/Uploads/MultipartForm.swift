@@ -20,7 +20,6 @@ final class MultipartForm {
     private var currentField: ByteBuffer?
     private var files: [String: UploadReceiver.Part] = [:]
     private var fields: [String: String] = [:]
-    private var sawEnd = false
 
     init(boundary: String, fileParts: [String], store: JobStore, threadPool: NIOThreadPool) {
         scanner = MultipartScanner(boundary: boundary)
@@ -36,7 +35,7 @@ final class MultipartForm {
     }
 
     func finish() async throws -> (files: [String: UploadReceiver.Part], fields: [String: String]) {
-        guard currentFile == nil, currentField == nil, sawEnd || !files.isEmpty || !fields.isEmpty else {
+        guard currentFile == nil, currentField == nil, scanner.isClosed || !files.isEmpty || !fields.isEmpty else {
             throw ServiceError.invalidRequest("the multipart body ends inside a part")
         }
         return (files, fields)
@@ -70,7 +69,6 @@ final class MultipartForm {
         case .partComplete:
             try await startPartIfNeeded()
             try await completePart()
-            sawEnd = true
         }
     }
 
