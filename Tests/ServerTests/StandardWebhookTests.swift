@@ -73,6 +73,42 @@ import Testing
         #expect(try Self.verify([forged], secret: secret, scratch: scratch).isEmpty)
     }
 
+    /// A delivery's last attempt is listed only once the delivery is over, so a redelivery asked for the
+    /// moment the job lists it is accepted: 50 times in a row, each as soon as the one before is listed
+    /// (the record used to show the attempt while the delivery still held its claim, and a quick client got
+    /// 409 `delivery_in_progress`).
+    @Test func aRedeliveryAskedTheMomentTheLastAttemptIsListedIsAccepted() throws {
+        let receiver = try WebhookReceiver(statuses: [204])
+        defer { receiver.stop() }
+        let server = try server(secret: "plain-secret-0123456789")
+        let created = try Curl.run(
+            server.url("/jobs/remux?wait=60"),
+            ["-T", try Fixtures.h264AacMP4(), "--url-query", "callback_url=\(receiver.url)/hooks"])
+        let id = try #require(created.json["id"] as? String)
+        // One kept-alive connection polls and asks at once, microseconds apart: curl's start-up took longer
+        // than the window in which the record showed the attempt while the delivery still held its claim.
+        let answers = try Python.run(
+            """
+            import http.client, json, time
+            c = http.client.HTTPConnection("127.0.0.1", \(server.port), timeout=30)
+            deadline = time.time() + 240
+            for listed in range(1, 51):
+                while time.time() < deadline:
+                    c.request("GET", "/jobs/\(id)")
+                    if len(json.loads(c.getresponse().read()).get("notifications", [])) >= listed: break
+                c.request("POST", "/jobs/\(id)/notifications")
+                answer = c.getresponse()
+                body = answer.read().decode()
+                print(answer.status, body[:200] if answer.status != 202 else "")
+                if answer.status != 202: break
+            """)
+        let statuses = answers.split(separator: "\n").map(String.init)
+        #expect(statuses.count == 50)
+        #expect(statuses.allSatisfy { $0.hasPrefix("202") }, "\(statuses.filter { !$0.hasPrefix("202") })")
+        #expect(try notifications(server, id, count: 51).count == 51)
+        #expect(receiver.received.count == 51)
+    }
+
     @Test func anyOtherSecretIsTheKeyAsItsBytes() throws {
         let scratch = try Scratch("standard-webhooks")
         let receiver = try WebhookReceiver(statuses: [200])

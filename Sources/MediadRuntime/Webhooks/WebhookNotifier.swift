@@ -24,15 +24,19 @@ package final class WebhookNotifier: Service, Sendable {
         var callback: String
         var payload: [UInt8]
         var secret: String
+        /// The number of its first attempt in its backoff: 1 goes at once, a later one waits as that retry would.
         var attempt: Int
         var deadline: Date
+        /// Which of the job's deliveries this is, so that one that ended releases only its own claim.
+        var serial: UInt64
     }
 
     private let settings: WebhookSettings
     private let client: HTTPClient
     private let jobs: JobService
-    /// Jobs with a delivery under way, so that a job ending while `resume` runs is not delivered twice.
-    private let active = Mutex<Set<String>>([])
+    /// Jobs with a delivery under way, by the serial of that delivery, so that a job ending while `resume`
+    /// runs is not delivered twice and a redelivery is refused while one is under way.
+    private let active = Mutex<(claims: [String: UInt64], next: UInt64)>(([:], 0))
     private let (pending, deliveries) = AsyncStream.makeStream(of: Delivery.self)
 
     /// A notifier for the jobs of `jobs`. It hears of their ends from the `OutputDeliverer`, once their
@@ -57,24 +61,39 @@ package final class WebhookNotifier: Service, Sendable {
     /// Delivers the end of a finished `job` again, on request (`POST /jobs/{id}/notifications`): with the
     /// same `webhook-id`, whether or not it was delivered before, retried for a new window from now. False
     /// when the job has no callback or a delivery of it is under way.
+    /// Its first attempt goes at once and its retries back off from the start again, as a new delivery's.
     package func redeliver(_ job: JobRecord) -> Bool {
-        queue(job, deadline: Date().addingTimeInterval(settings.retryWindow))
+        queue(job, deadline: Date().addingTimeInterval(settings.retryWindow), resuming: false)
     }
 
+    /// Queues the delivery of `job`'s end. One `resuming` earlier attempts goes on with their backoff: its
+    /// first attempt waits as the next retry would have.
     @discardableResult
-    private func queue(_ job: JobRecord, deadline: Date) -> Bool {
+    private func queue(_ job: JobRecord, deadline: Date, resuming: Bool = true) -> Bool {
         guard let callback = job.callbackURL, let secret = settings.secret else { return false }
         let previous = job.notifications ?? []
         var body = job
         body.notifications = nil
         guard let payload = try? JobJSON.encoder().encode(body),
-            active.withLock({ $0.insert(job.id).inserted })
+            let serial = active.withLock({ active -> UInt64? in
+                guard active.claims[job.id] == nil else { return nil }
+                active.next += 1
+                active.claims[job.id] = active.next
+                return active.next
+            })
         else { return false }
         deliveries.yield(
             Delivery(
                 id: job.id, callback: callback, payload: Array(payload), secret: secret,
-                attempt: previous.count + 1, deadline: deadline))
+                attempt: resuming ? previous.count + 1 : 1, deadline: deadline, serial: serial))
         return true
+    }
+
+    /// Ends `delivery`'s claim on its job, unless a newer delivery holds it already.
+    private func release(_ delivery: Delivery) {
+        active.withLock { active in
+            if active.claims[delivery.id] == delivery.serial { active.claims[delivery.id] = nil }
+        }
     }
 
     /// Delivers what `deliver` queues, each job in a child task, until a graceful shutdown cancels them.
@@ -84,19 +103,25 @@ package final class WebhookNotifier: Service, Sendable {
                 for await delivery in self.pending {
                     group.addTask {
                         await self.deliver(delivery)
-                        _ = self.active.withLock { $0.remove(delivery.id) }
+                        // Released already when its last attempt was recorded; a cancelled one is released here.
+                        self.release(delivery)
                     }
                 }
             }
         }
     }
 
+    /// Makes the attempts of `delivery` until one succeeds or its window closes. The claim on the job is
+    /// released before the last attempt is recorded, so that a client who sees that attempt listed can
+    /// ask for a redelivery at once (`POST /jobs/{id}/notifications` answered 409 `delivery_in_progress`
+    /// only while a later attempt is still to come).
     private func deliver(_ delivery: Delivery) async {
         let url: HTTPURL
         do {
             url = try settings.check(delivery.callback)
         } catch {
             let message = (error as? MediaError)?.message ?? "\(error)"
+            release(delivery)
             _ = await jobs.recordNotification(delivery.id, NotificationAttempt(at: Date(), status: nil, error: message))
             return
         }
@@ -104,10 +129,11 @@ package final class WebhookNotifier: Service, Sendable {
         if number > 1 { try? await Task.sleep(for: .milliseconds(Int(settings.delay(beforeAttempt: number) * 1000))) }
         while !Task.isCancelled {
             let attempt = await self.attempt(url, delivery)
-            guard await jobs.recordNotification(delivery.id, attempt), !attempt.delivered else { return }
+            let delay = settings.delay(beforeAttempt: number + 1)
+            let last = attempt.delivered || Date().addingTimeInterval(delay) >= delivery.deadline
+            if last { release(delivery) }
+            guard await jobs.recordNotification(delivery.id, attempt), !last else { return }
             number += 1
-            let delay = settings.delay(beforeAttempt: number)
-            guard Date().addingTimeInterval(delay) < delivery.deadline else { return }
             try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
         }
     }
