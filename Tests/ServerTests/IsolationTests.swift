@@ -162,19 +162,24 @@ import Testing
         return id
     }
 
-    /// Submits an encode of `upload` and stops (SIGSTOP) the worker process the job is handed to as soon as
-    /// the job's log names it. Held still, the worker cannot end the job before the test acts on it, however
-    /// loaded the machine is: loaded CI runs saw half an hour of noise end while a test waited for the job's
-    /// first progress before stopping its worker.
+    /// Submits an encode of `upload` and returns with the worker process the job was handed to stopped
+    /// (SIGSTOP). Every job worker of the server is held from the moment it appears (an idle one at once)
+    /// until the job's log names the one that took the job; the others then go on. So the job cannot make
+    /// any progress before the test acts on it, however loaded the machine: stopping the worker only once
+    /// the log named it let a loaded CI run finish the job first.
     static func heldWorker(_ server: ServerProcess, _ upload: [String]) throws -> (job: String, worker: Int32) {
-        let id = try #require(try Curl.run(server.url("/jobs/encode?format=m4a"), upload).json["id"] as? String)
+        let holder = ChildProcesses.Holder(server.pid, command: "worker")
         var worker: Int32?
+        defer { holder.release(keeping: worker) }
+        let id = try #require(try Curl.run(server.url("/jobs/encode?format=m4a"), upload).json["id"] as? String)
         for _ in 0..<3000 where worker == nil {
             worker = try Self.worker(of: server, job: id)
             if worker == nil { usleep(20_000) }
         }
         let held = try #require(worker, "job \(id) never reached a worker")
-        #expect(kill(held, SIGSTOP) == 0)
+        #expect(
+            try Curl.run(server.url("/jobs/\(id)")).json["progress"] as? Double ?? 0 == 0,
+            "the worker made progress before it was held")
         return (id, held)
     }
 

@@ -19,7 +19,7 @@ import Testing
         let done = Atomic(false)
         let watcher = Thread {
             while !done.load(ordering: .relaxed) {
-                for child in Self.children(of: server.pid) {
+                for child in ChildProcesses.children(of: server.pid, running: "probe-worker") {
                     let used = Self.statusKiB(child, "VmHWM")
                     peak.withLock { $0 = max($0, used) }
                 }
@@ -69,8 +69,11 @@ import Testing
         var stopped: Set<Int32> = []
         let deadline = Date().addingTimeInterval(20)
         while stopped.count < 4, Date() < deadline {
-            for child in Self.children(of: server.pid) where !stopped.contains(child) {
-                if kill(child, SIGSTOP) == 0 { stopped.insert(child) }
+            // Only probe children, and only those the stop reached alive: one that exited before it is a
+            // zombie (kill still answers 0) whose request was answered and whose slot is free.
+            for child in ChildProcesses.children(of: server.pid, running: "probe-worker")
+            where !stopped.contains(child) {
+                if ChildProcesses.stop(child) { stopped.insert(child) }
             }
             // A probe that ended before it could be held is replaced, so that four stay under way (a child
             // lives for some milliseconds, and a loaded run once missed one).
@@ -101,15 +104,6 @@ import Testing
     }
 
     // MARK: Helpers
-
-    /// The live children of `pid`, from the `children` list of each of its threads.
-    static func children(of pid: Int32) -> [Int32] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.flatMap { task in
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
-            return text.split(separator: " ").compactMap { Int32($0) }
-        }
-    }
 
     /// A `/proc/<pid>/status` field in KiB (0 once the process is gone).
     static func statusKiB(_ pid: Int32, _ field: String) -> Int {
