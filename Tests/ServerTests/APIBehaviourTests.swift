@@ -51,14 +51,15 @@ import Testing
         let server = try ServerProcess()
         let created = try Curl.run(server.url("/jobs/encode?format=m4a"), ["-T", try Self.longPCM()])
         let id = try #require(created.json["id"] as? String)
+        // Generous bounds: a loaded machine can take many seconds to start the worker.
         var state = ""
-        for _ in 0..<100 where state != "running" {
+        for _ in 0..<1200 where state != "running" {
             usleep(50_000)
             state = try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String ?? ""
         }
         #expect(state == "running")
         var progress = 0.0
-        for _ in 0..<100 where progress == 0 {
+        for _ in 0..<1200 where progress == 0 {
             usleep(50_000)
             progress = try Curl.run(server.url("/jobs/\(id)")).json["progress"] as? Double ?? 0
         }
