@@ -8,6 +8,9 @@ package struct Connection {
     package let accessLog: AccessLog
     /// Where streamed responses register, so that shutdown can end them.
     package let streams: OpenStreams
+    /// For a connection past `--max-connections`: the paths it may ask for, once (any other request gets
+    /// 503 `server_busy`, and the connection closes after the answer); nil for a connection under the cap.
+    package var monitoringPaths: Set<String>? = nil
     /// Longest request target (path and query) accepted; longer ones get 414.
     package static let maxTargetLength = 8192
     /// Most of an unread body read and dropped to keep the connection for the next request.
@@ -16,12 +19,13 @@ package struct Connection {
     package static let lingering = TimeAmount.seconds(2)
 
     package func serve(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+        let clientAddress = channel.channel.remoteAddress?.ipAddress
         try? await channel.executeThenClose { inbound, outbound in
             let parts = InboundParts(inbound)
             while let part = try await parts.next() {
                 guard case .head(let head) = part else { continue }
                 let keepOpen = try await serve(
-                    head, parts: parts, outbound: outbound, closed: channel.channel.closeFuture)
+                    head, from: clientAddress, parts: parts, outbound: outbound, closed: channel.channel.closeFuture)
                 if !keepOpen {
                     // `executeThenClose` closes at once, dropping bytes the socket has not taken yet (a large
                     // download to a slow client); a half-close first completes only once they are written.
@@ -42,8 +46,8 @@ package struct Connection {
 
     /// Answers one request; returns whether the connection can carry another.
     private func serve(
-        _ head: HTTPRequestHead, parts: InboundParts, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
-        closed: EventLoopFuture<Void>
+        _ head: HTTPRequestHead, from clientAddress: String?, parts: InboundParts,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, closed: EventLoopFuture<Void>
     ) async throws -> Bool {
         let started = ContinuousClock.now
         let requestID = RequestID.resolve(head.headers.first(name: RequestID.header))
@@ -70,12 +74,18 @@ package struct Connection {
                     .payloadTooLarge, "payload_too_large", "the Content-Length \(declaredLength ?? "") is too large")
             }
             let request = try Request(head: head, body: body)
+            request.clientAddress = clientAddress
+            if let monitoringPaths, !Self.asksFor(monitoringPaths, head, path: request.path) {
+                throw ServiceError(
+                    .serviceUnavailable, "server_busy",
+                    "the server is serving as many connections as it may; retry later", headers: [("Retry-After", "1")])
+            }
             response = await responder.respond(to: request)
             route = request.route
         } catch let error as ServiceError {
             response = .error(error)
         }
-        var keepOpen = head.isKeepAlive
+        var keepOpen = head.isKeepAlive && monitoringPaths == nil
         if !body.finished {
             // A body the handler did not read: drain a little of it, else close rather than read gigabytes
             // (or wait for them: a chunked body, or one declared longer than that, is not drained). If 100-continue
@@ -101,6 +111,11 @@ package struct Connection {
         }
         streamed = try await write(response, for: head, keepOpen: keepOpen, to: outbound, closed: closed)
         return keepOpen
+    }
+
+    /// Whether a request is a `GET` or `HEAD` of one of `paths`.
+    private static func asksFor(_ paths: Set<String>, _ head: HTTPRequestHead, path: String) -> Bool {
+        (head.method == .GET || head.method == .HEAD) && paths.contains(path)
     }
 
     /// Writes the response; returns the bytes of a streamed body (the others' length is known before).

@@ -10,8 +10,10 @@ import ServiceLifecycle
 /// order), then `ProtocolErrorResponder` (malformed requests get 400 or 431 and a close),
 /// `RequestDeadline` (slow or idle clients are cut off), `SendTimeout` (clients that stop reading are cut
 /// off), `FileRegionCloser`, `ImmediateAnswers` (what can be answered from memory is, on the event loop),
-/// then the async channel that `Connection` reads. Connections past
-/// `limits.maxConnections` get `OverCapacityResponder` alone.
+/// then the async channel that `Connection` reads. Connections past `limits.maxConnections` are served
+/// one request for a monitoring path each, up to `ConnectionLimit.monitoringReserve` of them, without
+/// `ImmediateAnswers` and with a head timeout of at most `monitoringHeadTimeout`; past that they get
+/// `OverCapacityResponder` alone.
 public final class HTTPServer: Sendable {
     /// What bounds the clients of one server.
     package struct Limits: Sendable {
@@ -20,22 +22,38 @@ public final class HTTPServer: Sendable {
         var sendTimeout: TimeAmount
         /// Bytes a second a request body must average while the server waits for it; 0: no minimum.
         var minimumUploadRate: Int64
-        var maxConnections: Int
+        package var maxConnections: Int
+        /// The paths (`/healthz`) that connections past `maxConnections` may still ask for, with `GET` or
+        /// `HEAD`: what monitoring needs, so that a busy server is not taken for a dead one.
+        var monitoringPaths: Set<String>
 
         package init(
             headTimeout: TimeAmount = .seconds(30), bodyIdleTimeout: TimeAmount = .seconds(60),
-            sendTimeout: TimeAmount = .seconds(60), minimumUploadRate: Int64 = 1024, maxConnections: Int = 1024
+            sendTimeout: TimeAmount = .seconds(60), minimumUploadRate: Int64 = 1024, maxConnections: Int = 1024,
+            monitoringPaths: Set<String> = []
         ) {
             self.headTimeout = headTimeout
             self.bodyIdleTimeout = bodyIdleTimeout
             self.sendTimeout = sendTimeout
             self.minimumUploadRate = minimumUploadRate
             self.maxConnections = maxConnections
+            self.monitoringPaths = monitoringPaths
         }
     }
 
+    /// The longest a connection past the cap may take to send its request head: a monitoring probe sends
+    /// it at once, and a client that holds such a place idle keeps it from the next probe.
+    static let monitoringHeadTimeout = TimeAmount.seconds(5)
+
     private typealias Client = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
-    private let channel: NIOAsyncChannel<Client?, Never>
+    /// A connection taken, and whether it may ask for monitoring paths alone.
+    private struct Accepted: Sendable {
+        var client: Client
+        var monitoringOnly: Bool
+    }
+
+    private let channel: NIOAsyncChannel<Accepted?, Never>
+    private let monitoringPaths: Set<String>
     private let responder: any Responder
     private let accessLog: AccessLog
     package let connections: ConnectionLimit
@@ -61,6 +79,7 @@ public final class HTTPServer: Sendable {
     {
         self.responder = responder
         self.accessLog = accessLog
+        monitoringPaths = limits.monitoringPaths
         let accessLog = accessLog
         let connections = ConnectionLimit(maximum: limits.maxConnections)
         let trimmer = HeapTrimmer()
@@ -73,23 +92,30 @@ public final class HTTPServer: Sendable {
             .childChannelOption(.recvAllocator, value: Self.readBuffers)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    guard connections.admit(channel) else {
+                    let admission = connections.admit(channel)
+                    if admission == .refused {
                         try channel.pipeline.syncOperations.addHandler(OverCapacityResponder())
                         return nil
                     }
+                    let monitoringOnly = admission == .monitoringOnly
                     channel.closeFuture.whenComplete { _ in trimmer.connectionClosed() }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: false)
                     try channel.pipeline.syncOperations.addHandlers([
                         ProtocolErrorResponder(accessLog: accessLog),
                         RequestDeadline(
-                            headTimeout: limits.headTimeout, bodyIdleTimeout: limits.bodyIdleTimeout,
-                            minimumUploadRate: limits.minimumUploadRate),
+                            headTimeout: monitoringOnly
+                                ? min(limits.headTimeout, Self.monitoringHeadTimeout) : limits.headTimeout,
+                            bodyIdleTimeout: limits.bodyIdleTimeout, minimumUploadRate: limits.minimumUploadRate),
                         SendTimeout(timeout: limits.sendTimeout),
                         FileRegionCloser(),
-                        ImmediateAnswers(responder: responder, accessLog: accessLog),
                     ])
-                    return try Client(wrappingChannelSynchronously: channel)
+                    if !monitoringOnly {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ImmediateAnswers(responder: responder, accessLog: accessLog))
+                    }
+                    return Accepted(
+                        client: try Client(wrappingChannelSynchronously: channel), monitoringOnly: monitoringOnly)
                 }
             }
     }
@@ -98,11 +124,14 @@ public final class HTTPServer: Sendable {
     /// until the calling task is cancelled, which closes them.
     package func serve() async {
         let connection = Connection(responder: responder, accessLog: accessLog, streams: streams)
+        let monitoring = Connection(
+            responder: responder, accessLog: accessLog, streams: streams, monitoringPaths: monitoringPaths)
         try? await withThrowingDiscardingTaskGroup { group in
             try await channel.executeThenClose { clients in
-                for try await client in clients {
-                    guard let client else { continue }
-                    group.addTask { await connection.serve(client) }
+                for try await accepted in clients {
+                    guard let accepted else { continue }
+                    let serving = accepted.monitoringOnly ? monitoring : connection
+                    group.addTask { await serving.serve(accepted.client) }
                 }
             }
         }

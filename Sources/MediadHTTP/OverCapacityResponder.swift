@@ -1,7 +1,8 @@
 import NIOCore
 
-/// The whole pipeline of a connection over `--max-connections`: answers 503 `server_busy` with
-/// `Retry-After` at once, without waiting for or parsing a request, and closes.
+/// The whole pipeline of a connection past `--max-connections` and its reserve for monitoring paths:
+/// answers 503 `server_busy` with `Retry-After` at once, without waiting for or parsing a request, and
+/// closes.
 ///
 /// The answer goes out before the request is read, so a client that has sent one still finds it; the
 /// output side is shut first and what the client sends meanwhile is read and dropped for a moment, as

@@ -12,6 +12,9 @@ package final class Request {
     package let body: RequestBody
     /// Who sent it, when the server has API tokens.
     package var caller: RequestCaller?
+    /// The address of the client's end of the connection (`127.0.0.1`, `::1`), without its port: a proxy's
+    /// when one forwards the request.
+    package var clientAddress: String?
     /// The template of the route it matched (`/jobs/{id}`), for logs and metrics.
     package var route: String?
 

@@ -1,19 +1,24 @@
 import NIOCore
 import NIOHTTP1
 
-/// Closes a connection whose client stops taking a response: no byte of it leaves the server's buffer
-/// for `timeout` (nginx's `send_timeout`).
+/// Closes a connection whose client stops taking a response: for `timeout`, bytes of it wait and the
+/// client acknowledges none (nginx's `send_timeout`).
 ///
 /// A client that asks for a large output and never reads holds a connection, a descriptor and the file
-/// (a deleted output stays on disk while it is open). While a response is under way this handler looks
-/// at the channel's buffered bytes a few times per `timeout`: as long as the count moves or reaches zero,
-/// the client is reading; when it stays put for `timeout`, the connection is closed. The bytes of a file
-/// sent with sendfile count too, as NIO counts what it has not yet handed to the socket. Time in which the
-/// server has nothing to send (a long poll waiting for its job) never counts.
+/// (a deleted output stays on disk while it is open); one that follows an event stream and never reads
+/// holds a connection and a stream for as long as the server has events and heartbeats to write. While
+/// bytes of a response wait, this handler reads the connection's `SendBacklog` a few times per `timeout`:
+/// as long as the client's TCP acknowledges more, or nothing waits any more, the client is reading; when
+/// bytes wait and the acknowledged count stays put for `timeout`, the connection is closed. The kernel's
+/// count is the one that tells: small writes such as heartbeats fit in NIO's and the kernel's buffers
+/// long after the client has stopped, but once the client's receive buffer is full nothing more is
+/// acknowledged. The bytes of a file sent with sendfile count too. Time in which the server has nothing
+/// waiting to be sent (a long poll waiting for its job, an event stream between events) never counts.
 ///
-/// Watching starts at a flush that leaves the response unfinished, or finished but not yet taken by the
-/// socket: most answers (a job's JSON) reach the socket whole within their flush and never need the
-/// check, which cost a timer set and cancelled per request.
+/// Watching starts at a flush, while a response is under way or its end has not yet been taken by the
+/// socket, and stops as soon as nothing waits: most answers (a job's JSON) reach the socket whole within
+/// their flush and never need the check, which cost a timer set and cancelled per request; a stream
+/// starts it again at its next write.
 package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler {
     package typealias OutboundIn = HTTPServerResponsePart
     package typealias OutboundOut = HTTPServerResponsePart
@@ -24,7 +29,8 @@ package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler
     private var responding = false
     /// A response's end was written and has not been flushed yet.
     private var endUnflushed = false
-    private var lastBuffered: Int = 0
+    /// What the client had acknowledged at the last progress; nil until the first look.
+    private var lastAcknowledged: UInt64?
     private var lastProgress = NIODeadline.now()
 
     package init(timeout: TimeAmount) {
@@ -64,28 +70,32 @@ package final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler
 
     private func startWatching(_ context: ChannelHandlerContext) {
         stopWatching()
-        lastBuffered = 0
+        lastAcknowledged = nil
         lastProgress = .now()
         scheduleCheck(context, in: min(.seconds(1), .nanoseconds(max(1, timeout.nanoseconds / 4))))
     }
 
+    /// Looks at the backlog after `interval`, then again until nothing waits or the client is closed.
     private func scheduleCheck(_ context: ChannelHandlerContext, in interval: TimeAmount) {
         check = context.eventLoop.assumeIsolated().scheduleTask(in: interval) { [self] in
-            let buffered = Self.buffered(context)
-            let now = NIODeadline.now()
-            if buffered == 0 && !responding {
-                check = nil
-                return
+            SendBacklog.read(context.channel).assumeIsolated().whenSuccess { [self] backlog in
+                // Watching stopped (the channel closed, a new response began) while the kernel was asked.
+                guard check != nil else { return }
+                guard backlog.isWaiting else {
+                    check = nil
+                    return
+                }
+                let now = NIODeadline.now()
+                if backlog.acknowledged != lastAcknowledged {
+                    lastAcknowledged = backlog.acknowledged
+                    lastProgress = now
+                } else if now - lastProgress >= timeout {
+                    check = nil
+                    context.close(promise: nil)
+                    return
+                }
+                scheduleCheck(context, in: interval)
             }
-            if buffered == 0 || buffered != lastBuffered {
-                lastBuffered = buffered
-                lastProgress = now
-            } else if now - lastProgress >= timeout {
-                check = nil
-                context.close(promise: nil)
-                return
-            }
-            scheduleCheck(context, in: interval)
         }
     }
 

@@ -15,13 +15,15 @@ final class MediaService: Responder {
     let uploads: UploadReceiver
     let encodedJobs = EncodedJobCache()
     let probeSlots: ProbeSlots
+    /// The event streams open, under `--max-streams` and `--max-streams-per-client`.
+    let streamSlots: EventStreamSlots
     /// Delivers job ends to their `callback_url`s, and again on request.
     let notifier: WebhookNotifier
     private let router = ServiceRoute.router
 
     init(
         jobs: JobService, store: JobStore, threadPool: NIOThreadPool, configuration: ServerConfiguration,
-        notifier: WebhookNotifier
+        notifier: WebhookNotifier, streamLimits: EventStreamSlots.Limits
     ) {
         self.jobs = jobs
         self.notifier = notifier
@@ -29,6 +31,7 @@ final class MediaService: Responder {
         self.threadPool = threadPool
         self.configuration = configuration
         probeSlots = ProbeSlots(limit: configuration.maxProbes)
+        streamSlots = EventStreamSlots(limits: streamLimits)
         uploads = UploadReceiver(store: store, threadPool: threadPool, maxUpload: configuration.maxUpload)
     }
 
@@ -108,7 +111,7 @@ final class MediaService: Responder {
             configuration.corsOrigins.preflight(request)
         case .showLog: try await showLog(request)
         case .jobEvents: try await jobEvents(request)
-        case .events: events(request)
+        case .events: try events(request)
         case .probe, .probeByPut: try await probe(request)
         case .index:
             ConsoleAssets.wantsPage(request)

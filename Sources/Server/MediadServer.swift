@@ -20,6 +20,8 @@ public enum MediadServer {
         async throws
     {
         LogLineHandler.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+        let limits = try configuration.connectionLimits()
+        let streamLimits = try configuration.streamLimits(maxConnections: limits.maxConnections)
         ServiceMetrics.bootstrap()
         let logger = Logger(label: "mediad")
         let store = try JobStore(root: configuration.dataDirectory, minimumFreeBytes: configuration.minFreeDisk)
@@ -39,10 +41,11 @@ public enum MediadServer {
         let notifier = try WebhookNotifier(settings: configuration.webhooks, jobs: jobs)
         let deliverer = try await OutputDeliverer.attach(to: jobs, policy: configuration.egress, notifier: notifier)
         let service = MediaService(
-            jobs: jobs, store: store, threadPool: threadPool, configuration: configuration, notifier: notifier)
+            jobs: jobs, store: store, threadPool: threadPool, configuration: configuration, notifier: notifier,
+            streamLimits: streamLimits)
         // Bound before any job starts, so a server that cannot listen has touched no job. Connections the
         // kernel accepts meanwhile wait until the server runs.
-        let server = try await bind(configuration, responder: service)
+        let server = try await bind(configuration, limits: limits, responder: service)
         try await jobs.start()
         await deliverer.resume()
         logger.info(
@@ -52,6 +55,8 @@ public enum MediadServer {
                 "workers": .stringConvertible(configuration.workers),
                 "isolation": .string(configuration.isolation.mode.rawValue),
                 "max_connections": .stringConvertible(server.connections.maximum),
+                "max_streams": .stringConvertible(streamLimits.overall),
+                "max_streams_per_client": .stringConvertible(streamLimits.perClient),
             ])
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -78,13 +83,13 @@ public enum MediadServer {
     }
     /// The HTTP server listening on the configured address; an address in use is a configuration error that
     /// says which setting changes it.
-    private static func bind(_ configuration: ServerConfiguration, responder: MediaService) async throws
-        -> HTTPServer
-    {
+    private static func bind(
+        _ configuration: ServerConfiguration, limits: HTTPServer.Limits, responder: MediaService
+    ) async throws -> HTTPServer {
         do {
             return try await HTTPServer(
                 host: configuration.host, port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
-                responder: responder, limits: try configuration.connectionLimits(),
+                responder: responder, limits: limits,
                 accessLog: AccessLog(lines: AccessLines(format: configuration.logFormat, level: configuration.logLevel))
             )
         } catch let error as IOError where error.errnoCode == EADDRINUSE {

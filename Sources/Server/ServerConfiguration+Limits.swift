@@ -13,7 +13,7 @@ extension ServerConfiguration {
     func connectionLimits() throws -> HTTPServer.Limits {
         let descriptors = ConnectionLimit.raiseDescriptorLimit()
         let maxConnections = maxConnections ?? ConnectionLimit.defaultMaximum(descriptorLimit: descriptors)
-        let needed = maxConnections * 2 + ConnectionLimit.reservedDescriptors
+        let needed = ConnectionLimit.descriptorsNeeded(maximum: maxConnections)
         guard needed <= descriptors else {
             throw Invalid(
                 description:
@@ -23,7 +23,22 @@ extension ServerConfiguration {
         return HTTPServer.Limits(
             headTimeout: Self.timeAmount(headerTimeout), bodyIdleTimeout: Self.timeAmount(bodyIdleTimeout),
             sendTimeout: Self.timeAmount(sendTimeout), minimumUploadRate: minUploadRate,
-            maxConnections: maxConnections)
+            maxConnections: maxConnections,
+            monitoringPaths: Set([ServiceRoute.health, .readiness, .metrics].map(\.route.pattern)))
+    }
+
+    /// The caps on event streams for a server of `maxConnections` connections. An explicit `maxStreams`
+    /// that would leave no connection for other requests is refused.
+    func streamLimits(maxConnections: Int) throws -> EventStreamSlots.Limits {
+        if let maxStreams, maxStreams >= maxConnections {
+            throw Invalid(
+                description:
+                    "--max-streams \(maxStreams) must be less than --max-connections \(maxConnections), so that "
+                    + "event streams leave connections for other requests")
+        }
+        let overall = maxStreams ?? max(1, maxConnections / 2)
+        return EventStreamSlots.Limits(
+            overall: overall, perClient: maxStreamsPerClient ?? max(1, min(32, overall / 4)))
     }
 
     /// Seconds as a `TimeAmount`, saturated so that a duration of years cannot overflow nanoseconds.

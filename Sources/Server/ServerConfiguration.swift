@@ -41,6 +41,14 @@ public struct ServerConfiguration: Sendable {
     /// Client connections served at once (503 `server_busy` beyond); nil: 1024, or fewer when the
     /// descriptor limit cannot give each two descriptors besides a reserve.
     public var maxConnections: Int? = nil
+    /// Event streams (`GET /events`, `GET /jobs/{id}/events`) open at once (429 `too_many_streams`
+    /// beyond); nil: half of the connection cap, so that streams always leave room for other requests.
+    public var maxStreams: Int? = nil
+    /// Event streams one access token, or one client address, may have open at once; nil: a quarter of
+    /// the stream cap, at most 32 (and at least 1).
+    public var maxStreamsPerClient: Int? = nil
+    /// How long an event stream goes without an event before a `: heartbeat` comment.
+    public var eventHeartbeat: TimeInterval = 15
     /// API tokens; nil serves everyone (the default, for a server on loopback or behind a trusted proxy).
     public var accessTokens: AccessTokens? = nil
     /// Which web origins may read outputs (`Access-Control-Allow-Origin` on the download routes and their

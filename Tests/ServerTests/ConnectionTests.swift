@@ -36,6 +36,59 @@ import Testing
         #expect(answer.hasSuffix("{\"status\":\"ready\"}\n"))
     }
 
+    /// Event streams and an idle client fill `--max-connections`: the monitoring paths still answer 200,
+    /// each on a connection of its own past the cap, while any other request there gets 503 `server_busy`
+    /// with `Retry-After` (so the streams' room below the cap is all they take from other requests).
+    @Test(.timeLimit(.minutes(2))) func monitoringPathsAnswerWhenStreamsFillTheConnectionCap() throws {
+        let server = try ServerProcess([
+            "--max-connections", "6", "--max-streams", "5", "--max-streams-per-client", "5",
+        ])
+        let report = try Python.run(
+            """
+            import socket, time
+            def connect():
+                return socket.create_connection(("127.0.0.1", \(server.port)), timeout=10)
+            streams = []
+            for _ in range(5):
+                s = connect()
+                s.sendall(b"GET /events HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+                head = b""
+                while b"retry:" not in head:
+                    head += s.recv(65536)
+                streams.append((s, head.split(b"\\r\\n")[0].decode()))
+            print("streams:", " ".join(status for _, status in streams))
+            idle = connect()
+            for method, path in [("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics"), ("HEAD", "/healthz"),
+                                 ("GET", "/jobs"), ("GET", "/events")]:
+                s = connect()
+                s.sendall(method.encode() + b" " + path.encode() + b" HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+                answer = b""
+                try:
+                    while True:
+                        chunk = s.recv(65536)
+                        if not chunk: break
+                        answer += chunk
+                except OSError:
+                    pass
+                text = answer.decode("latin-1")
+                code = "server_busy" if "server_busy" in text else "-"
+                retry = "retry-after" if "\\r\\nretry-after:" in text.lower() else "-"
+                print(method, path, text.split("\\r\\n")[0], code, retry)
+                s.close()
+            """)
+        let lines = report.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "streams: HTTP/1.1 200 OK HTTP/1.1 200 OK HTTP/1.1 200 OK HTTP/1.1 200 OK HTTP/1.1 200 OK",
+                "GET /healthz HTTP/1.1 200 OK - -",
+                "GET /readyz HTTP/1.1 200 OK - -",
+                "GET /metrics HTTP/1.1 200 OK - -",
+                "HEAD /healthz HTTP/1.1 200 OK - -",
+                "GET /jobs HTTP/1.1 503 Service Unavailable server_busy retry-after",
+                "GET /events HTTP/1.1 503 Service Unavailable server_busy retry-after",
+            ], "\(report)")
+    }
+
     @Test func answersMalformedRequestsWith400() throws {
         let server = try ServerProcess()
         let answer = try rawExchange(port: server.port, "GARBAGE\r\n\r\n")

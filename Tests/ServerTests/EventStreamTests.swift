@@ -133,11 +133,14 @@ import Testing
         #expect(curl.terminationStatus == 0)
     }
 
-    /// A stream holds its connection's place under `--max-connections`, and gives it back as soon as its
-    /// client goes: the closed connection ends the stream without waiting for the next heartbeat.
-    @Test(.timeLimit(.minutes(2))) func streamsCountAsConnectionsUntilTheirClientGoes() throws {
+    /// A stream holds its place under `--max-streams` (and its connection's under `--max-connections`),
+    /// leaves the rest of the connections to other requests, and gives its place back as soon as its client
+    /// goes: the closed connection ends the stream without waiting for the next heartbeat.
+    @Test(.timeLimit(.minutes(2))) func streamsHoldTheirPlacesUntilTheirClientGoes() throws {
         let scratch = try Scratch("events-limit")
-        let server = try ServerProcess(["--max-connections", "2"])
+        let server = try ServerProcess([
+            "--max-connections", "3", "--max-streams", "2", "--max-streams-per-client", "2",
+        ])
         let first = try Self.follow(server.url("/events"), seconds: 60, output: scratch.file("first"))
         let second = try Self.follow(server.url("/events"), seconds: 60, output: scratch.file("second"))
         defer { [first, second].filter(\.isRunning).forEach { kill($0.processIdentifier, SIGKILL) } }
@@ -145,11 +148,141 @@ import Testing
             ((try? String(contentsOfFile: scratch.file(name), encoding: .utf8)) ?? "").contains("retry:")
         }
         #expect(Self.eventually(10) { started("first") && started("second") })
-        #expect(try Curl.run(server.url("/healthz")).errorCode == "server_busy")
+        #expect(try Curl.run(server.url("/events"), ["--max-time", "10"]).errorCode == "too_many_streams")
+        #expect(try Curl.run(server.url("/jobs")).status == 200, "the streams leave a connection for requests")
         // SIGKILL, a client that vanishes (curl started from the test runner ran on to --max-time on SIGTERM).
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
-        #expect(try Self.eventually(5) { try Curl.run(server.url("/healthz")).status == 200 })
+        #expect(
+            try Self.eventually(5) {
+                try Curl.run(server.url("/events"), ["-N", "--max-time", "2"]).text.contains("retry:")
+            })
+    }
+
+    /// Streams past a cap are refused with 429 `too_many_streams` and `Retry-After` before they start: per
+    /// API token (from another address), per client address (with another token), and overall; a place
+    /// comes back when its client goes, and `GET /jobs/{id}/events` counts as `GET /events` does.
+    @Test(.timeLimit(.minutes(3))) func streamsPastTheirCapsGet429BeforeTheyStart() throws {
+        let scratch = try Scratch("events-caps")
+        let names = ["alice", "bob", "carol", "dave"]
+        let tokens = try scratch.write(
+            "tokens", Array(names.map { "\($0):\($0)-token-0123456789\n" }.joined().utf8))
+        let server = try ServerProcess([
+            "--auth-tokens", tokens, "--max-connections", "12", "--max-streams", "4", "--max-streams-per-client", "2",
+        ])
+        /// curl's arguments for `name`'s token from the loopback address `address` (127.0.0.x are all local).
+        let client = { (name: String, address: String) in
+            ["-H", "Authorization: Bearer \(name)-token-0123456789", "--interface", address]
+        }
+        let job = try Curl.run(
+            server.url("/jobs/remux?wait=60"), client("dave", "127.0.0.4") + ["-T", try Fixtures.h264AacMP4()])
+        let jobID = try #require(job.json["id"] as? String)
+        var followers: [String: Process] = [:]
+        defer { followers.values.filter(\.isRunning).forEach { kill($0.processIdentifier, SIGKILL) } }
+        let started = { (name: String) in
+            ((try? String(contentsOfFile: scratch.file(name), encoding: .utf8)) ?? "").contains("retry:")
+        }
+        let follow = { (name: String, arguments: [String]) in
+            followers[name] = try Self.follow(
+                server.url("/events"), arguments, seconds: 120, output: scratch.file(name))
+            #expect(Self.eventually(10) { started(name) }, "\(name)'s stream did not start")
+        }
+        let refused = { (path: String, arguments: [String], why: String) in
+            let reply = try Curl.run(server.url(path), arguments + ["--max-time", "10"])
+            #expect(reply.status == 429, "\(why): \(reply.status) \(reply.text)")
+            #expect(reply.errorCode == "too_many_streams", "\(why): \(reply.text)")
+            #expect(reply.headers["retry-after"] == "10", "\(why): \(reply.headers)")
+            #expect(reply.headers["content-type"] == "application/json", "\(why): \(reply.headers)")
+        }
+
+        try follow("alice-1", client("alice", "127.0.0.1"))
+        try follow("alice-2", client("alice", "127.0.0.1"))
+        try refused("/events", client("alice", "127.0.0.2"), "alice's third stream, from another address")
+        try refused("/events", client("bob", "127.0.0.1"), "a third stream from alice's address")
+        try follow("bob", client("bob", "127.0.0.2"))
+        try follow("carol", client("carol", "127.0.0.3"))
+        try refused("/events", client("dave", "127.0.0.4"), "a fifth stream on the server")
+        try refused("/jobs/\(jobID)/events", client("dave", "127.0.0.4"), "a job's stream as the fifth")
+
+        // alice's first client goes: its place comes back, and dave's job stream (of a job already ended:
+        // its state, then the end) gets it, and again, as each gives it back at its end.
+        let first = try #require(followers["alice-1"])
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        #expect(
+            try Self.eventually(10) {
+                try Curl.run(server.url("/jobs/\(jobID)/events"), client("dave", "127.0.0.4") + ["--max-time", "10"])
+                    .status == 200
+            })
+        let again = try Curl.run(
+            server.url("/jobs/\(jobID)/events"), client("dave", "127.0.0.4") + ["--max-time", "10"])
+        #expect(again.status == 200 && Self.parse(again.text).events.count == 1, "\(again.status) \(again.text)")
+        let othersRunning = followers.filter { $0.key != "alice-1" }.values.allSatisfy(\.isRunning)
+        #expect(othersRunning, "the other streams went on")
+    }
+
+    /// A subscriber that stops reading is closed by `--send-timeout`, although its heartbeats are tiny and
+    /// the socket buffers would take them for hours, while one that reads keeps its stream. Both follow
+    /// `/events` on raw sockets, the first with a small receive buffer that fills after a few heartbeats;
+    /// the server's log line for its request tells when the server ended its stream, and only then is
+    /// its socket read, to its end.
+    @Test(.timeLimit(.minutes(3))) func aSubscriberThatStopsReadingIsClosedWhileAReaderStays() throws {
+        let scratch = try Scratch("events-stalled")
+        let log = scratch.file("server.log")
+        let server = try ServerProcess(["--send-timeout", "2s", "--event-heartbeat", "0.1s"], logFile: log)
+        let report = try Python.run(
+            """
+            import socket, threading, time
+            def subscribe(request_id, receive_buffer=None):
+                s = socket.socket()
+                if receive_buffer:
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+                s.connect(("127.0.0.1", \(server.port)))
+                s.sendall(b"GET /events HTTP/1.1\\r\\nHost: x\\r\\nX-Request-Id: " + request_id + b"\\r\\n\\r\\n")
+                return s
+            received = [0]
+            reader_end = []
+            def read_on(s):
+                try:
+                    while True:
+                        chunk = s.recv(65536)
+                        if not chunk: break
+                        received[0] += len(chunk)
+                except OSError as error:
+                    reader_end.append(str(error))
+                reader_end.append("closed")
+            reader = subscribe(b"reading-subscriber")
+            threading.Thread(target=read_on, args=(reader,), daemon=True).start()
+            quiet = subscribe(b"quiet-subscriber", 1024)
+            logged = lambda request_id: request_id in open("\(log)").read()
+            deadline = time.monotonic() + 90
+            while not logged("quiet-subscriber") and time.monotonic() < deadline:
+                time.sleep(0.1)
+            print("quiet stream ended:", logged("quiet-subscriber"))
+            quiet.settimeout(5)
+            state = "open"
+            deadline = time.monotonic() + 20
+            try:
+                while time.monotonic() < deadline:
+                    if not quiet.recv(65536):
+                        state = "closed"
+                        break
+            except socket.timeout:
+                pass
+            except OSError:
+                state = "closed"
+            print("quiet socket:", state)
+            before = received[0]
+            deadline = time.monotonic() + 30
+            while received[0] < before + 300 and not reader_end and time.monotonic() < deadline:
+                time.sleep(0.1)
+            reading = received[0] >= before + 300 and not reader_end
+            print("reader still reading:", reading and not logged("reading-subscriber"))
+            """)
+        let lines = report.split(separator: "\n").map(String.init)
+        #expect(
+            lines == ["quiet stream ended: True", "quiet socket: closed", "reader still reading: True"], "\(report)")
+        #expect(try Curl.run(server.url("/healthz")).status == 200)
     }
 
     /// A client that comes back with the id of the last event it read gets the jobs that changed while it

@@ -173,29 +173,44 @@ import Testing
         #expect(uploads.isEmpty, "\(uploads)")
     }
 
+    /// Past the cap, a few connections more are served a request for a monitoring path each (`/healthz`,
+    /// `/readyz`, `/metrics`), and any other request on them gets 503; past those, 503 comes before the
+    /// request is read.
     @Test func connectionsPastTheCapGet503AndTheServerKeepsAnswering() throws {
         let server = try ServerProcess(["--max-connections", "20"])
         let report = try Python.run(
             """
             import socket, time
+            def ask(path):
+                s = socket.create_connection(("127.0.0.1", \(server.port)), timeout=5)
+                s.sendall(b"GET " + path + b" HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+                answer = b""
+                try:
+                    while True:
+                        chunk = s.recv(65536)
+                        if not chunk: break
+                        answer += chunk
+                except OSError:
+                    pass
+                return answer.decode("latin-1").replace("\\r\\n", " | ")
             held = [socket.create_connection(("127.0.0.1", \(server.port))) for _ in range(20)]
             time.sleep(0.5)
-            s = socket.create_connection(("127.0.0.1", \(server.port)), timeout=5)
-            s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
-            answer = b""
-            try:
-                while True:
-                    chunk = s.recv(65536)
-                    if not chunk: break
-                    answer += chunk
-            except OSError:
-                pass
-            print(answer.decode("latin-1").replace("\\r\\n", " | "))
+            print(ask(b"/jobs"))
+            print(ask(b"/healthz"))
+            # The 8 places past the cap taken too (a ninth, in case the last one's close is not yet seen, is
+            # refused): nothing more is read.
+            held += [socket.create_connection(("127.0.0.1", \(server.port))) for _ in range(9)]
+            print(ask(b"/healthz"))
             for h in held: h.close()
             """)
-        #expect(report.hasPrefix("HTTP/1.1 503"), "\(report)")
-        #expect(report.contains("server_busy"), "\(report)")
-        #expect(report.lowercased().contains("retry-after"), "\(report)")
+        let answers = report.split(separator: "\n").map(String.init)
+        #expect(answers.count == 3, "\(report)")
+        for answer in [answers.first, answers.last].compactMap(\.self) {
+            #expect(answer.hasPrefix("HTTP/1.1 503"), "\(report)")
+            #expect(answer.contains("server_busy"), "\(report)")
+            #expect(answer.lowercased().contains("retry-after"), "\(report)")
+        }
+        #expect(answers.dropFirst().first?.hasPrefix("HTTP/1.1 200") == true, "\(report)")
         var health = try Curl.run(server.url("/healthz"))
         for _ in 0..<20 where health.status != 200 {
             Thread.sleep(forTimeInterval: 0.1)

@@ -11,8 +11,9 @@ import NIOCore
 /// The stream wakes when the job index changes (`JobChanges`) and every `progressInterval`, then compares
 /// what the caller may see with what it last sent: only differences are written, progress only once it
 /// has moved by `progressStep`, so a slow reader gets the latest state rather than a backlog, and memory
-/// stays one record per job followed. A comment every `heartbeat` without an event keeps proxies from
-/// cutting the connection (and finds a client that has gone). `GET /events` starts with nothing (the list
+/// stays one record per job followed. A comment after `heartbeat` without an event (`--event-heartbeat`)
+/// keeps proxies from cutting the connection, finds a client that has gone, and lets `SendTimeout` find
+/// one that has stopped reading. `GET /events` starts with nothing (the list
 /// comes from `GET /jobs`); `GET /jobs/{id}/events` starts with the job as it is and ends once it has
 /// sent a final state or the job's deletion. Every stream ends cleanly when the client closes it or the
 /// server shuts down.
@@ -24,7 +25,6 @@ import NIOCore
 /// read `resumeSlack` earlier.
 struct JobEventStream: Sendable {
     static let progressInterval = Duration.seconds(1)
-    static let heartbeat = Duration.seconds(15)
     static let progressStep = 0.01
     /// What a client waits before reconnecting, in milliseconds (the `retry` field).
     static let reconnectDelay = 3000
@@ -38,6 +38,8 @@ struct JobEventStream: Sendable {
     let maySee: @Sendable (JobRecord) -> Bool
     /// The time of the last event a reconnecting client saw (its `Last-Event-ID`), or nil.
     let resumingAfter: Date?
+    /// The longest the stream goes without writing: then a heartbeat comment.
+    let heartbeat: Duration
 
     func run(_ writer: StreamWriter) async {
         let (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -48,7 +50,7 @@ struct JobEventStream: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: Self.progressInterval)
+                    try? await Task.sleep(for: min(Self.progressInterval, heartbeat))
                     continuation.yield()
                 }
             }
@@ -95,7 +97,7 @@ struct JobEventStream: Sendable {
                 }
                 if let jobID, sent[jobID]?.state.isTerminal ?? true { return }
             }
-            if ContinuousClock.now - lastWrite >= Self.heartbeat {
+            if ContinuousClock.now - lastWrite >= heartbeat {
                 try await writer.write(": heartbeat\n\n")
                 lastWrite = .now
             }

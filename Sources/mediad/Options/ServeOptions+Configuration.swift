@@ -26,6 +26,15 @@ extension ServeOptions {
         try environment.assign(sendTimeout, Setting.sendTimeout, to: &configuration.sendTimeout)
         guard configuration.sendTimeout > 0 else { throw ValidationError("--send-timeout must be more than 0") }
         configuration.maxConnections = try environment.value(maxConnections, Setting.maxConnections)
+        configuration.maxStreams = try environment.value(maxStreams, Setting.maxStreams)
+        if let streams = configuration.maxStreams, let connections = configuration.maxConnections,
+            streams >= connections
+        {
+            throw ValidationError("--max-streams must be less than --max-connections")
+        }
+        configuration.maxStreamsPerClient = try environment.value(maxStreamsPerClient, Setting.maxStreamsPerClient)
+        try environment.assign(eventHeartbeat, Setting.eventHeartbeat, to: &configuration.eventHeartbeat)
+        guard configuration.eventHeartbeat > 0 else { throw ValidationError("--event-heartbeat must be more than 0") }
         try environment.assign(shutdownGrace, Setting.shutdownGrace, to: &configuration.shutdownGrace)
         try environment.assign(corsOrigins, Setting.corsOrigins, to: &configuration.corsOrigins)
         configuration.openAPIPath = try environment.value(openapi, Setting.openapi)

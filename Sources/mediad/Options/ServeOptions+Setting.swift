@@ -20,6 +20,9 @@ extension ServeOptions {
         static let minUploadRate = ServeSetting.bytes("min-upload-rate", zeroTurnsOff: true)
         static let sendTimeout = ServeSetting.duration("send-timeout")
         static let maxConnections = ServeSetting.integer("max-connections", 1...1_000_000)
+        static let maxStreams = ServeSetting.integer("max-streams", 1...1_000_000)
+        static let maxStreamsPerClient = ServeSetting.integer("max-streams-per-client", 1...1_000_000)
+        static let eventHeartbeat = ServeSetting.duration("event-heartbeat")
         static let authTokens = ServeSetting.text("auth-tokens")
         static let corsOrigins = ServeSetting<CrossOriginPolicy>(
             flag: "cors-origins", expectation: "*, none, or comma-separated origins such as https://player.example",

@@ -74,9 +74,26 @@ struct ServeOptions: ParsableArguments {
 
     @Option(
         help:
-            "Client connections served at once; more get 503 (default 1024, or fewer when `ulimit -n` cannot give each two descriptors).",
+            "Client connections served at once; past them 8 more may ask for /healthz, /readyz or /metrics only, and the rest get 503 (default 1024, or fewer when `ulimit -n` cannot give each two descriptors).",
         transform: Setting.maxConnections.read)
     var maxConnections: Int?
+
+    @Option(
+        help:
+            "Event streams (GET /events, GET /jobs/{id}/events) open at once, below --max-connections; more get 429 too_many_streams (default: half of --max-connections).",
+        transform: Setting.maxStreams.read)
+    var maxStreams: Int?
+
+    @Option(
+        help:
+            "Event streams one API token, or one client address, may have open at once (default: a quarter of the stream cap, at most 32).",
+        transform: Setting.maxStreamsPerClient.read)
+    var maxStreamsPerClient: Int?
+
+    @Option(
+        help: "How long an event stream goes without an event before a heartbeat comment (default 15s).",
+        transform: Setting.eventHeartbeat.read)
+    var eventHeartbeat: TimeInterval?
 
     @Option(
         help:
