@@ -9,38 +9,64 @@ final class AudioTranscoder: TrackPipeline {
     let warnings: [String]
     private let chain: CodingChain
 
+    /// What the encoder will be given: the asked (or the source's) rate and channels, within what the
+    /// codec takes, with a warning for each change that was not asked for.
+    struct Plan {
+        var target: AudioFormat
+        var warnings: [String]
+
+        /// The plan for audio decoded as `source` (a `Decoder`'s output format) from track `track`.
+        init(source: AudioFormat, track: Int, options: TranscodeJob.Options) throws {
+            let codec = options.resolvedAudioCodec
+            guard let name = codec.encoderName, let codecID = codec.codecID else {
+                throw MediaError(.internalError, "audio_codec \(codec) has no encoder")
+            }
+            guard source.sampleRate > 0, source.channels > 0 else {
+                throw MediaError(.invalidInput, "the input's audio track \(track) states no sample rate or channels")
+            }
+            warnings = []
+            target = AudioFormat(
+                sampleFormat: AudioTranscoder.sampleFormat(for: name),
+                sampleRate: options.sampleRate ?? source.sampleRate,
+                channels: options.channels ?? min(source.channels, codec.maximumChannels))
+            if options.channels == nil, target.channels != source.channels {
+                warnings.append("\(codec) takes at most \(target.channels) channels: \(source.channels) mixed down")
+            }
+            if let rates = Encoder.supportedSampleRates(codecID), !rates.contains(target.sampleRate),
+                let nearest = rates.min(by: { abs($0 - target.sampleRate) < abs($1 - target.sampleRate) })
+            {
+                warnings.append("\(codec) cannot be coded at \(target.sampleRate) Hz: resampled to \(nearest) Hz")
+                target.sampleRate = nearest
+            }
+        }
+
+        /// The filters that resample and mix the audio to `target`: the same for the encoder and for the
+        /// loudness measurement, so that what is measured is what is encoded (a 5.1 source measured before
+        /// its downmix to stereo landed 3 LU off the target).
+        var mix: [String] {
+            ["aresample=\(target.sampleRate)", "aformat=channel_layouts=\(target.channelLayoutName)"]
+        }
+    }
+
+    /// A transcoder of `stream` to `plan` (made from this stream's decoded format when nil), with `gain` dB
+    /// applied before the mix.
     init(
         stream: UnsafeMutablePointer<AVStream>, input: InputFile, options: TranscodeJob.Options, window: TimeWindow,
-        gain: Double?, output: OutputFile
+        plan: Plan? = nil, gain: Double?, output: OutputFile
     ) throws {
         inputIndex = Int(stream.pointee.index)
         let decoder = try Decoder(stream: stream, of: input)
         let codec = options.resolvedAudioCodec
-        guard let name = codec.encoderName, let codecID = codec.codecID else {
+        guard let name = codec.encoderName else {
             throw MediaError(.internalError, "audio_codec \(codec) has no encoder")
         }
         let source = decoder.outputFormat
-        guard source.sampleRate > 0, source.channels > 0 else {
-            throw MediaError(.invalidInput, "the input's audio track \(inputIndex) states no sample rate or channels")
-        }
-        var warnings: [String] = []
-        var target = AudioFormat(
-            sampleFormat: Self.sampleFormat(for: name), sampleRate: options.sampleRate ?? source.sampleRate,
-            channels: options.channels ?? min(source.channels, codec.maximumChannels))
-        if options.channels == nil, target.channels != source.channels {
-            warnings.append("\(codec) takes at most \(target.channels) channels: \(source.channels) mixed down")
-        }
-        if let rates = Encoder.supportedSampleRates(codecID), !rates.contains(target.sampleRate),
-            let nearest = rates.min(by: { abs($0 - target.sampleRate) < abs($1 - target.sampleRate) })
-        {
-            warnings.append("\(codec) cannot be coded at \(target.sampleRate) Hz: resampled to \(nearest) Hz")
-            target.sampleRate = nearest
-        }
+        let plan = try plan ?? Plan(source: source, track: inputIndex, options: options)
+        let target = plan.target
         let sampleFormatName = String(cString: av_get_sample_fmt_name(target.sampleFormat))
         let filters =
-            window.filters(prefix: "a") + (gain.map { [String(format: "volume=%.4fdB", $0)] } ?? []) + [
-                "aresample=\(target.sampleRate)",
-                "aformat=sample_fmts=\(sampleFormatName):channel_layouts=\(target.channelLayoutName)",
+            window.filters(prefix: "a") + (gain.map { [String(format: "volume=%.4fdB", $0)] } ?? []) + plan.mix + [
+                "aformat=sample_fmts=\(sampleFormatName)"
             ]
         let graph = try FilterGraph(
             "[in]\(filters.joined(separator: ","))[out]",
@@ -61,14 +87,14 @@ final class AudioTranscoder: TrackPipeline {
         if let size = encoder.frameSize { try graph.setFrameSize(size, of: "out") }
         let parameters = try encoder.parameters()
         let track = try OutputTrack(output: output, parameters: parameters.pointer, timeBase: encoder.timeBase)
-        self.warnings = warnings
+        self.warnings = plan.warnings
         chain = try CodingChain(
             decoder: decoder, graph: graph, encoder: encoder, track: track,
             nominalFrameDuration: nil, nominalPacketDuration: 0)
     }
 
     /// Planar float where the encoder takes it (aac, libmp3lame), else its first format (libopus: s16).
-    private static func sampleFormat(for encoderName: String) -> AVSampleFormat {
+    static func sampleFormat(for encoderName: String) -> AVSampleFormat {
         guard let codec = avcodec_find_encoder_by_name(encoderName), var format = codec.pointee.sample_fmts else {
             return AV_SAMPLE_FMT_FLTP
         }

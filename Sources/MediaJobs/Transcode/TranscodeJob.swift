@@ -54,15 +54,18 @@ public struct TranscodeJob: Sendable {
                 pipelines.append(
                     try CopiedTrack(stream: audio, format: options.format, origin: origin, output: destination))
             } else {
+                let plan = try AudioTranscoder.Plan(
+                    source: Decoder(stream: audio, of: source).outputFormat, track: Int(audio.pointee.index),
+                    options: options)
                 normalisation = try options.loudness.map { target in
                     try Normalisation(
                         target: target, ceiling: options.truePeak ?? -1,
-                        input: LoudnessPass.measure(input, after: window.filters(prefix: "a"), context))
+                        input: LoudnessPass.measure(input, after: window.filters(prefix: "a") + plan.mix, context))
                 }
                 warnings += normalisation?.warnings ?? []
                 let transcoder = try AudioTranscoder(
-                    stream: audio, input: source, options: options, window: window, gain: normalisation?.gain,
-                    output: destination)
+                    stream: audio, input: source, options: options, window: window, plan: plan,
+                    gain: normalisation?.gain, output: destination)
                 warnings += transcoder.warnings
                 pipelines.append(transcoder)
             }
