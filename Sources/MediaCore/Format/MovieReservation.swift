@@ -34,14 +34,15 @@ public enum MovieReservation {
     static let tagOverhead = 64
     /// A chapter's `chpl` entry and its sample in the chapter track, besides its title.
     static let chapterOverhead = 320
-    /// The reservation may take at most this fraction of the input's size (a file that declares far more
-    /// samples than its bytes could hold gets `+faststart` instead of a huge `free` box).
-    static let largestShareOfInput: Int64 = 16
+    /// The reservation may take at most this fraction of the input's size, 4 %: a small output stays
+    /// small (its bound, mostly fixed overhead, would be a large part of it, and the rewrite it saves
+    /// costs next to nothing on a small file), and a file that declares far more samples than its bytes
+    /// could hold gets `+faststart` instead of a huge `free` box.
+    static let largestShareOfInput: Int64 = 25
 
     /// The bytes to reserve for the `moov` of `output` (streams, tags and chapters set, header not yet
     /// written) when it will hold at most `packets` packets and `pictureBytes` of cover art (which the mov
-    /// muxer stores in the `moov`), or nil when that bound is out of proportion with the input's `inputSize`
-    /// bytes.
+    /// muxer stores in the `moov`), or nil when that bound is more than 4 % of the input's `inputSize` bytes.
     public static func bytes(for output: OutputFile, packets: Int, pictureBytes: Int, inputSize: Int64) -> Int? {
         let context = output.context.pointee
         var total = movieOverhead + tagBytes(context.metadata) + packets * bytesPerPacket + pictureBytes
@@ -54,8 +55,7 @@ public enum MovieReservation {
             guard let chapter = context.chapters[index]?.pointee else { continue }
             total += chapterOverhead + tagBytes(chapter.metadata)
         }
-        let ceiling = max(Int64(1 << 20), inputSize / largestShareOfInput)
-        return Int64(total) <= min(ceiling, Int64(Int32.max)) ? total : nil
+        return Int64(total) <= min(inputSize / largestShareOfInput, Int64(Int32.max)) ? total : nil
     }
 
     /// How many packets the demuxer will read from the streams `indexes` of `input`: the length of each
