@@ -175,6 +175,10 @@ import Testing
             (["--send-timeout", "0"], "--send-timeout"), (["--min-upload-rate", "-1"], "--min-upload-rate"),
             (["--max-connections", "0"], "--max-connections"),
             (["--max-connections", "99999999999999999999"], "max-connections"),
+            (["--max-fetches", "0"], "--max-fetches must be an integer from 1 to 256"),
+            (["--max-fetches", "257"], "--max-fetches must be an integer from 1 to 256"),
+            (["--input-timeout", "0"], "--input-timeout must be more than 0"),
+            (["--input-timeout", "1e300"], "--input-timeout must be a duration"),
         ]
         for (arguments, name) in refused {
             let result = try serve(arguments)
