@@ -1,3 +1,4 @@
+import MediadClient
 import NIOCore
 import NIOHTTP1
 
@@ -9,7 +10,7 @@ import NIOHTTP1
 /// Slowloris clients trickling a byte a second are cut off. While a body is read, only time spent waiting
 /// on the client counts — from the server asking the socket for more until bytes arrive, never the time
 /// the server itself takes to write what it has: one wait longer than `bodyIdleTimeout` closes the
-/// connection, and so does a body slower than `UploadPace` allows. Waiting for a response — a long poll —
+/// connection, and so does a body slower than `TransferPace` allows. Waiting for a response — a long poll —
 /// is not idle time, nor is sending one (`SendTimeout` watches that).
 package final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     package typealias InboundIn = HTTPServerRequestPart
@@ -19,7 +20,7 @@ package final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandl
 
     private let headTimeout: TimeAmount
     private let bodyIdleTimeout: TimeAmount
-    private var pace: UploadPace
+    private var pace: TransferPace
     /// When the connection is closed unless a disarm comes first; nil: no deadline.
     private var deadline: NIODeadline?
     /// The one timer that enforces `deadline`, and when it fires. A deadline moved later leaves it be: it
@@ -34,7 +35,7 @@ package final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandl
     package init(headTimeout: TimeAmount, bodyIdleTimeout: TimeAmount, minimumUploadRate: Int64) {
         self.headTimeout = headTimeout
         self.bodyIdleTimeout = bodyIdleTimeout
-        pace = UploadPace(minimumRate: minimumUploadRate)
+        pace = TransferPace(minimumRate: minimumUploadRate)
     }
 
     package func handlerAdded(context: ChannelHandlerContext) {

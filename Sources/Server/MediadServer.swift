@@ -31,12 +31,14 @@ public enum MediadServer {
             verbose: ProcessInfo.processInfo.environment["MEDIAD_LOG"] == "verbose",
             unattributed: Logger(label: "mediad.libav"))
         let jobs = JobService(
-            store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
+            store: store, threadPool: threadPool, workers: configuration.workers,
+            maxFetches: configuration.maxFetches, maxQueued: configuration.maxQueued,
             isolation: configuration.isolation, replicas: configuration.replicas,
             fetcher: try configuration.egress.isEnabled
                 ? InputFetcher(
                     policy: configuration.egress, store: store, threadPool: threadPool,
-                    maxSize: configuration.maxUpload) : nil,
+                    maxSize: configuration.maxUpload, minimumRate: configuration.minUploadRate,
+                    timeCeiling: configuration.isolation.timeoutCeiling) : nil,
             outputLink: ServiceRoute.outputURL)
         let notifier = try WebhookNotifier(settings: configuration.webhooks, jobs: jobs)
         let deliverer = try await OutputDeliverer.attach(to: jobs, policy: configuration.egress, notifier: notifier)

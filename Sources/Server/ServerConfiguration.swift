@@ -11,6 +11,10 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory = "./data"
     /// Jobs that run at once.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Jobs fetching their URL inputs at once, beside the workers: a fetch waits on its upstream, not on a
+    /// core, so it holds none of the `workers`, and four bound the connections, descriptors and partial
+    /// files that slow upstreams can hold.
+    public var maxFetches = 4
     /// Queued (not yet running) jobs accepted before new ones get 429.
     public var maxQueued = 64
     /// `/probe` requests under way at once before new ones get 429. Each holds a child process of up to

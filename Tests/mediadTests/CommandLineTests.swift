@@ -178,6 +178,10 @@ import Testing
             (["--max-streams", "0"], "--max-streams"), (["--max-streams-per-client", "0"], "--max-streams-per-client"),
             (["--max-connections", "10", "--max-streams", "10"], "--max-streams must be less than --max-connections"),
             (["--event-heartbeat", "0"], "--event-heartbeat"),
+            (["--max-fetches", "0"], "--max-fetches must be an integer from 1 to 256"),
+            (["--max-fetches", "257"], "--max-fetches must be an integer from 1 to 256"),
+            (["--input-timeout", "0"], "--input-timeout must be more than 0"),
+            (["--input-timeout", "1e300"], "--input-timeout must be a duration"),
         ]
         for (arguments, name) in refused {
             let result = try serve(arguments)

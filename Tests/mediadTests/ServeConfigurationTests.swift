@@ -79,6 +79,9 @@ import Testing
         (["MEDIAD_EGRESS_ALLOW": "10.0.0.0/33"], "--egress-allow: '10.0.0.0/33' is not an egress rule"),
         (["MEDIAD_EGRESS_ALLOW": "*.example.com"], "--egress-allow: '*.example.com' is not an egress rule"),
         (["MEDIAD_EGRESS_IDLE_TIMEOUT": "0"], "--egress-idle-timeout must be more than 0"),
+        (["MEDIAD_INPUT_TIMEOUT": "0"], "--input-timeout must be more than 0"),
+        (["MEDIAD_INPUT_TIMEOUT": "soon"], "--input-timeout must be a duration"),
+        (["MEDIAD_MAX_FETCHES": "0"], "--max-fetches must be an integer from 1 to 256"),
     ])
     func environmentValuesAreReadLikeFlags(environment: [String: String], message: String) throws {
         let result = try Self.serve(environment: environment)

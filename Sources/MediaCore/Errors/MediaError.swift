@@ -49,6 +49,10 @@ public struct MediaError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let inputHTTPError = Code(rawValue: "input_http_error")
         /// An input URL's body is larger than the server's upload limit.
         public static let inputTooLarge = Code(rawValue: "input_too_large")
+        /// Fetching a job's URL inputs took longer than the server allows (`--input-timeout`).
+        public static let inputTimeout = Code(rawValue: "input_timeout")
+        /// An input URL's body arrived slower than the minimum rate (`--min-upload-rate`).
+        public static let inputTooSlow = Code(rawValue: "input_too_slow")
         /// libav failed in a way no input should cause; a bug to report.
         public static let internalError = Code(rawValue: "internal_error")
     }

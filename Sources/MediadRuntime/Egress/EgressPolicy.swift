@@ -17,6 +17,9 @@ public struct EgressPolicy: Sendable {
     public var connectTimeout: TimeInterval = 10
     /// How long a transfer may go without a byte either way.
     public var idleTimeout: TimeInterval = 30
+    /// How long fetching all of a job's URL inputs may take, redirects included (`--input-timeout`): an hour
+    /// brings 4 GiB (`--max-upload`) at 1.2 MB/s, and a fetch slot is not held for the job's whole ceiling.
+    public var inputTimeout: TimeInterval = 3600
     /// Redirects followed when fetching an input, each checked like the first URL.
     public var maxRedirects = 5
     /// How `https` peers are verified; the same authorities as webhooks (`--webhook-ca-file`). Nil: the

@@ -32,13 +32,14 @@ public struct IsolationSettings: Sendable {
 
     /// How long a job with `inputBytes` of input may run: the floor plus the duration estimated from the
     /// size (jobs run far faster than real time, so this is generous) times the kind's `scale` (10 for
-    /// transcode, which encodes video), at most the ceiling.
+    /// transcode, which encodes video), at most the ceiling, less the seconds the job has `spent` already
+    /// (fetching its inputs by URL, which is part of the job), but never less than the floor.
     ///
     /// The duration is estimated from the size rather than probed so that the server never opens an
     /// untrusted input itself: that is the worker's job, under its limits.
-    package func timeout(inputBytes: Int64, scale: Double = 1) -> TimeInterval {
+    package func timeout(inputBytes: Int64, scale: Double = 1, spent: TimeInterval = 0) -> TimeInterval {
         let estimate = Double(max(0, inputBytes)) / Self.assumedBytesPerSecond * scale
-        return min(timeoutCeiling, timeoutFloor + estimate)
+        return max(timeoutFloor, min(timeoutCeiling, timeoutFloor + estimate) - max(0, spent))
     }
 
     /// The CPU time a worker may use (RLIMIT_CPU): its wall-clock timeout on every core, so that only a

@@ -14,14 +14,16 @@ package struct WorkerSupervisor {
     package let pool: WorkerPool
 
     /// Runs the job to its end; writes to the job's log only before the worker starts on it and after it
-    /// ended.
-    package func run(_ record: JobRecord, _ run: RunningJob) -> Result<JobExecutor.Outcome, Error> {
+    /// ended. `fetchTime`, the seconds the run spent fetching URL inputs, is taken off the job's time limit.
+    package func run(
+        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval
+    ) -> Result<JobExecutor.Outcome, Error> {
         let logPath = store.logPath(id: record.id)
         let log = JobLog(path: logPath)
         // The worker appends libav's lines to the log while it runs; this process keeps out of the file.
         defer { log.close() }
         let timeout = settings.timeout(
-            inputBytes: record.inputs.reduce(0) { $0 + $1.size }, scale: record.kind.timeScale)
+            inputBytes: record.inputs.reduce(0) { $0 + $1.size }, scale: record.kind.timeScale, spent: fetchTime)
         let limits = WorkerLimits(
             memory: settings.jobMemory, maxOutput: settings.maxOutput, cpuSeconds: settings.cpuSeconds(timeout: timeout)
         )

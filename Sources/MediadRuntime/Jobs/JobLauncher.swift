@@ -1,3 +1,4 @@
+import Foundation
 import JobStore
 import MediaCore
 import MediaJobs
@@ -5,7 +6,7 @@ import MediaJobs
 /// Runs one job to its end on a thread of its own — a worker process to supervise, or with `--isolation
 /// none` the job itself — so that neither the job service's actor nor a shared pool waits on it.
 ///
-/// The scheduler starts at most `workers` runs at once; progress and stop requests pass through the run's
+/// The runner launches at most `workers` runs at once; progress and stop requests pass through the run's
 /// `RunningJob` while it runs. How the run ended is written to the job's log here.
 struct JobLauncher: Sendable {
     let store: JobStore
@@ -19,20 +20,26 @@ struct JobLauncher: Sendable {
         pool = WorkerPool(store: store, settings: isolation)
     }
 
-    /// The run's outcome, once its thread is done.
-    func run(_ record: JobRecord, _ run: RunningJob) async -> Result<JobExecutor.Outcome, Error> {
+    /// The run's outcome, once its thread is done. `fetchTime`, the seconds the run spent fetching the
+    /// job's URL inputs, counts against the job's time limit.
+    func run(
+        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval
+    ) async -> Result<JobExecutor.Outcome, Error> {
         do {
-            return try await DedicatedThread.run(name: "mediad-job") { execute(record, run) }
+            return try await DedicatedThread.run(name: "mediad-job") { execute(record, run, fetchTime: fetchTime) }
         } catch {
             return .failure(error)
         }
     }
 
     /// Runs the job to its end and writes how it ended to its log.
-    private func execute(_ record: JobRecord, _ run: RunningJob) -> Result<JobExecutor.Outcome, Error> {
+    private func execute(
+        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval
+    ) -> Result<JobExecutor.Outcome, Error> {
         let outcome =
             switch isolation.mode {
-            case .process: WorkerSupervisor(store: store, settings: isolation, pool: pool).run(record, run)
+            case .process:
+                WorkerSupervisor(store: store, settings: isolation, pool: pool).run(record, run, fetchTime: fetchTime)
             case .none: runInProcess(record, run)
             }
         let log = JobLog(path: store.logPath(id: record.id))

@@ -2,23 +2,36 @@ import Foundation
 import JobStore
 
 /// The runs under way on this server: starts a queued job's run and records how it ends. A run first
-/// fetches the job's URL inputs (`JobService.fetchInputs`), then runs the job.
+/// fetches the job's URL inputs (`JobService.fetchInputs`) in a fetch slot, then runs the job in a worker
+/// (`RunSlots`).
 ///
 /// Belongs to one `JobService` and runs on its actor (each method takes the service as an `isolated`
 /// parameter), like its scheduler, which decides what to start. A run itself goes through a `JobLauncher`,
-/// off the actor; its end comes back here as a `RunEnd`, is saved in the job's record, and frees a worker.
+/// off the actor; its end comes back here as a `RunEnd`, is saved in the job's record, and frees its place.
 final class JobRunner {
     private let launcher: JobLauncher
-    /// The runs under way, by job id; a job counts as running until its end is recorded, so a drain waits
-    /// for that before the process exits.
+    /// The runs under way, by job id, fetching or working; a job counts as running until its end is
+    /// recorded, so a drain waits for that before the process exits.
     private(set) var running: [String: RunningJob] = [:]
+    /// The workers and fetch slots the runs hold.
+    private var slots: RunSlots
 
-    init(_ launcher: JobLauncher) {
+    init(_ launcher: JobLauncher, workers: Int, fetchers: Int) {
         self.launcher = launcher
+        slots = RunSlots(workers: workers, fetchers: fetchers)
     }
 
-    /// Starts a run of a queued job: one more attempt, saved as `running` before the run can end.
+    /// Whether a run of `record`, a queued job, could start now.
+    func hasRoom(for record: JobRecord) -> Bool { slots.hasRoom(for: record) }
+    /// Whether no run of any job could start now.
+    var isFull: Bool { slots.isFull }
+    /// Every place a run may hold (workers and fetch slots).
+    var capacity: Int { slots.capacity }
+
+    /// Starts a run of a queued job for which `hasRoom(for:)`: one more attempt, saved as `running` before
+    /// the run can end.
     func begin(_ queued: JobRecord, _ jobs: isolated JobService) {
+        slots.take(for: queued)
         var record = queued
         record.state = .running
         record.startedAt = Date()
@@ -40,8 +53,15 @@ final class JobRunner {
             try? await jobs.save(started)
             let outcome: Result<JobExecutor.Outcome, Error>
             do {
-                let ready = try await jobs.fetchInputs(started, run)
-                outcome = await launcher.run(ready, run)
+                var ready = started
+                var fetchTime: TimeInterval = 0
+                if queued.hasInputsToFetch {
+                    let fetchStart = Date()
+                    ready = try await jobs.fetchInputs(started, run)
+                    fetchTime = Date().timeIntervalSince(fetchStart)
+                    try await takeWorker(started.id, run, jobs)
+                }
+                outcome = await launcher.run(ready, run, fetchTime: fetchTime)
             } catch {
                 outcome = .failure(error)
             }
@@ -49,8 +69,33 @@ final class JobRunner {
         }
     }
 
-    /// Saves the end in the record (the scheduler notes it in the `runs` file once saved), frees the worker
-    /// and starts the next job.
+    /// Suspends the run `id`, its inputs fetched, until it has a worker: at once when one is free and no
+    /// other fetched run waits for one. Throws `cancelled` when the run is asked to stop first.
+    private func takeWorker(_ id: String, _ run: RunningJob, _ jobs: isolated JobService) async throws {
+        guard !slots.fetched(id) else { return }
+        try await run.untilStopped(doing: "waiting for a worker") { await jobs.waitForWorker(id) }
+    }
+
+    /// Suspends until the run `id` has a worker, or the calling task is cancelled (the run was asked to
+    /// stop): the wait is then given up.
+    func waitForWorker(_ id: String, _ jobs: isolated JobService) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waker: CheckedContinuation<Void, Never>) in
+                guard !Task.isCancelled else { return waker.resume() }
+                slots.wake(id, with: waker)
+            }
+        } onCancel: {
+            Task { await jobs.stopWaitingForWorker(id) }
+        }
+    }
+
+    /// The run `id` no longer waits for a worker.
+    func stopWaiting(_ id: String) {
+        slots.stopWaiting(id)
+    }
+
+    /// Saves the end in the record (the scheduler notes it in the `runs` file once saved), frees the run's
+    /// place and starts the next job.
     private func completed(_ id: String, _ end: RunEnd, _ jobs: isolated JobService) async {
         if let record = jobs.records[id] { jobs.scheduler.runEnded(record, end.event) }
         defer {
@@ -93,9 +138,10 @@ final class JobRunner {
         }
     }
 
-    /// The run no longer counts as under way, nor reports the job's progress.
+    /// The run no longer counts as under way, holds no place, nor reports the job's progress.
     private func ended(_ id: String, _ jobs: isolated JobService) {
         running[id] = nil
+        slots.release(id)
         jobs.records.runEnded(id)
     }
 }

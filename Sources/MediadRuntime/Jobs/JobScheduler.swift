@@ -27,7 +27,8 @@ protocol JobScheduler: AnyObject {
     func queuedCount(_ jobs: isolated JobService) -> Int
     /// Takes a new queued job, already in the index.
     func enqueue(_ id: String, _ jobs: isolated JobService)
-    /// Starts queued jobs (`JobRunner.begin`) while a worker is free and the service accepts work.
+    /// Starts queued jobs (`JobRunner.begin`) while the runner has room for them (a worker, or a fetch slot
+    /// for a job with URL inputs) and the service accepts work.
     func startNext(_ jobs: isolated JobService)
     /// Takes back a job whose run a shutdown stopped, its record saved as `queued` again.
     func requeue(_ id: String, _ jobs: isolated JobService) async

@@ -4,12 +4,14 @@ import MediaCore
 import MediaJobs
 
 extension JobService {
-    /// Fetches the job's inputs that come from URLs and are not fetched yet, the first phase of a run:
-    /// each into the job's `inputs/`, screened like an upload, listed in `inputs` with its size and SHA-256,
-    /// its source marked `fetched`. Returns the record the run goes on with. Stopping the run (cancel,
-    /// shutdown) stops the fetch under way.
+    /// Fetches the job's inputs that come from URLs and are not fetched yet, the first phase of a run, in a
+    /// fetch slot rather than a worker: each into the job's `inputs/`, screened like an upload, listed in
+    /// `inputs` with its size and SHA-256, its source marked `fetched`. Returns the record the run goes on
+    /// with. Stopping the run (cancel, shutdown) stops the fetch under way. All of them must arrive within
+    /// the fetcher's `timeLimit` (`input_timeout`), each at the minimum rate (`input_too_slow`).
     ///
-    /// A failure marks the source `failed` with the last status seen and throws the input's `MediaError`.
+    /// A failure marks the source `failed` with the last status seen and throws the input's `MediaError`;
+    /// the partial input is gone.
     func fetchInputs(_ started: JobRecord, _ run: RunningJob) async throws -> JobRecord {
         let id = started.id
         let unfetched = (started.inputSources ?? []).filter { $0.state != .fetched }
@@ -20,14 +22,19 @@ extension JobService {
         let targets = try await io { [store] in try store.egressTargets(id: id) }
         let log = JobLog(path: store.logPath(id: id))
         defer { log.close() }
+        let deadline = fetcher.deadline()
         for source in unfetched {
             guard let url = targets.inputs[source.name] else {
                 throw MediaError(.internalError, "the URL of input \(source.name) is missing from egress.json")
             }
-            log.write("fetching input \(source.name) from \(source.url)")
+            log.write(
+                "fetching input \(source.name) from \(source.url) (time limit "
+                    + "\(String(format: "%g", fetcher.timeLimit)) s for the job's URL inputs)")
             var status: Int? = nil
             do {
-                let fetched = try await Self.untilStopped(run) { try await fetcher.fetch(url) }
+                let fetched = try await run.untilStopped(doing: "fetching the input") {
+                    try await fetcher.fetch(url, before: deadline)
+                }
                 status = fetched.status
                 let part = started.kind.inputs.first { $0.storedName == source.name }
                 try await io { [store, kind = started.kind] in
@@ -69,23 +76,14 @@ extension JobService {
         try await save(record)
     }
 
-    /// Runs `body` until it ends or the run is asked to stop: then `body` is cancelled and this throws
-    /// `cancelled` (how the run ends then — cancelled, requeued — is the stop reason's to decide).
-    private static func untilStopped<T: Sendable>(
-        _ run: RunningJob, _ body: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                while run.stopReason == .none { try await Task.sleep(for: .milliseconds(100)) }
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw MediaError(.cancelled, "stopped while fetching the input")
-            }
-            return value
-        }
+    /// Suspends until the run `id`, its inputs fetched, has a worker, or the calling task is cancelled.
+    func waitForWorker(_ id: String) async {
+        await runner.waitForWorker(id, self)
+    }
+
+    /// The run `id` no longer waits for a worker.
+    func stopWaitingForWorker(_ id: String) {
+        runner.stopWaiting(id)
     }
 }
 

@@ -11,8 +11,8 @@ import NIOPosix
 /// on every state change through the blocking-I/O thread pool. When a queued job runs, and where records
 /// of jobs this server does not run come from, is its scheduler's part: a `LocalScheduler` for a server of
 /// its own, a `LeaseScheduler` when `replicas` share the store. Its `JobRunner` runs the jobs the scheduler
-/// starts, at most `workers` at a time; progress and cancellation pass through a `RunningJob` without a hop
-/// to the actor. Scheduler and runner run on this actor, their state guarded by it.
+/// starts, at most `workers` at a time, with at most `maxFetches` more fetching their URL inputs beside
+/// them; progress and cancellation pass through a `RunningJob` without a hop to the actor. Scheduler and runner run on this actor, their state guarded by it.
 package actor JobService {
     package enum Capacity {
         case available
@@ -22,7 +22,6 @@ package actor JobService {
 
     package let store: JobStore
     private let threadPool: NIOThreadPool
-    package let workers: Int
     private let maxQueued: Int
     /// Where the API serves an output, for the records' `url`s.
     let outputLink: OutputLink
@@ -43,18 +42,19 @@ package actor JobService {
     let fetcher: InputFetcher?
 
     /// With `replicas` set, the service shares `store` with other replicas (`LeaseScheduler`); `fetcher`
-    /// fetches URL inputs; `outputLink` is the API's download url of an output.
+    /// fetches URL inputs, at most `maxFetches` jobs' at once; `outputLink` is the API's download url of an
+    /// output.
     package init(
-        store: JobStore, threadPool: NIOThreadPool, workers: Int, maxQueued: Int, isolation: IsolationSettings,
-        replicas: ReplicaSettings? = nil, fetcher: InputFetcher? = nil, outputLink: @escaping OutputLink
+        store: JobStore, threadPool: NIOThreadPool, workers: Int, maxFetches: Int = 4, maxQueued: Int,
+        isolation: IsolationSettings, replicas: ReplicaSettings? = nil, fetcher: InputFetcher? = nil,
+        outputLink: @escaping OutputLink
     ) {
         self.fetcher = fetcher
         self.store = store
         self.outputLink = outputLink
         self.threadPool = threadPool
-        self.workers = max(1, workers)
         self.maxQueued = maxQueued
-        runner = JobRunner(JobLauncher(store: store, isolation: isolation))
+        runner = JobRunner(JobLauncher(store: store, isolation: isolation), workers: workers, fetchers: maxFetches)
         let scheduler: any JobScheduler = replicas.map { LeaseScheduler($0, store: store) } ?? LocalScheduler()
         indexIsComplete = scheduler.indexIsComplete
         self.scheduler = scheduler
@@ -197,7 +197,7 @@ package actor JobService {
 
     // MARK: Running
 
-    /// Starts queued jobs while a worker is free.
+    /// Starts queued jobs while a worker or fetch slot is free for them.
     func startNext() {
         scheduler.startNext(self)
     }
@@ -268,7 +268,7 @@ package actor JobService {
 
     package var isAccepting: Bool { accepting }
 
-    /// The runs under way here, by job id.
+    /// The runs under way here, by job id, fetching their inputs or working.
     var running: [String: RunningJob] { runner.running }
 
     // MARK: Storage

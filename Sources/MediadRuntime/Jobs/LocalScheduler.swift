@@ -1,7 +1,9 @@
 import Foundation
 import JobStore
 
-/// Schedules the jobs of a server that is its store's only user: a first-in, first-out queue in memory.
+/// Schedules the jobs of a server that is its store's only user: a first-in, first-out queue in memory,
+/// from which a job that has no room yet (no free worker, or no free fetch slot for a job with URL inputs)
+/// lets the next one that has start before it.
 ///
 /// The queue is rebuilt from the store at start, with interrupted runs requeued (or, after three attempts,
 /// failed). Nothing else writes the store, so the index always holds every job's current record; there
@@ -41,9 +43,16 @@ final class LocalScheduler: JobScheduler {
         queue.append(id)
     }
 
+    /// Starts the first queued job the runner has room for, again and again: a job fetching its inputs
+    /// by URL does not wait for a worker, nor one with its input at hand for a fetch slot. Jobs no longer
+    /// queued (cancelled) are taken off the queue on the way.
     func startNext(_ jobs: isolated JobService) {
-        while jobs.accepting, jobs.running.count < jobs.workers, !queue.isEmpty {
-            let id = queue.removeFirst()
+        while jobs.accepting, !jobs.runner.isFull,
+            let next = queue.firstIndex(where: { id in
+                jobs.records[id].map { $0.state != .queued || jobs.runner.hasRoom(for: $0) } ?? true
+            })
+        {
+            let id = queue.remove(at: next)
             guard let record = jobs.records[id], record.state == .queued else { continue }
             jobs.runner.begin(record, jobs)
         }

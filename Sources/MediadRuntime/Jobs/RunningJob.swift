@@ -1,3 +1,4 @@
+import MediaCore
 import Synchronization
 
 /// What the service and a job's worker thread share while it runs: the cancel request and the progress.
@@ -23,5 +24,25 @@ package final class RunningJob: Sendable {
     package var progress: Double {
         get { Double(bitPattern: progressBits.load(ordering: .relaxed)) }
         set { progressBits.store(newValue.bitPattern, ordering: .relaxed) }
+    }
+}
+
+extension RunningJob {
+    /// Runs `body` until it ends or the run is asked to stop: then `body` is cancelled and this throws
+    /// `cancelled`, saying what the run was `doing` (how the run ends then — cancelled, requeued — is the
+    /// stop reason's to decide).
+    func untilStopped<T: Sendable>(doing: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                while self.stopReason == .none { try await Task.sleep(for: .milliseconds(100)) }
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw MediaError(.cancelled, "stopped while \(doing)")
+            }
+            return value
+        }
     }
 }

@@ -9,7 +9,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the HTTP job service.",
         discussion: """
             Every option can also be set through the environment: MEDIAD_HOST, MEDIAD_PORT, MEDIAD_DATA_DIR, \
-            MEDIAD_WORKERS, MEDIAD_MAX_QUEUED, MEDIAD_MAX_PROBES, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_UPLOAD_EXPIRY, \
+            MEDIAD_WORKERS, MEDIAD_MAX_FETCHES, MEDIAD_MAX_QUEUED, MEDIAD_MAX_PROBES, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_UPLOAD_EXPIRY, \
             MEDIAD_SHUTDOWN_GRACE, MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_MIN_UPLOAD_RATE, \
             MEDIAD_SEND_TIMEOUT, MEDIAD_MAX_CONNECTIONS, MEDIAD_MAX_STREAMS, MEDIAD_MAX_STREAMS_PER_CLIENT, \
             MEDIAD_EVENT_HEARTBEAT, MEDIAD_AUTH_TOKENS, MEDIAD_CORS_ORIGINS, \
@@ -17,7 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
             MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_WORKER_JOBS, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
             MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT, MEDIAD_WEBHOOK_SECRET, \
             MEDIAD_WEBHOOK_ALLOW, MEDIAD_WEBHOOK_RETRY_BASE, MEDIAD_WEBHOOK_CA_FILE, MEDIAD_EGRESS_ALLOW, \
-            MEDIAD_EGRESS_CONNECT_TIMEOUT, MEDIAD_EGRESS_IDLE_TIMEOUT. A flag wins over the environment.
+            MEDIAD_EGRESS_CONNECT_TIMEOUT, MEDIAD_EGRESS_IDLE_TIMEOUT, MEDIAD_INPUT_TIMEOUT. A flag wins over the \
+            environment.
 
             Each job runs in a `mediad worker` process, limited in address space (--job-memory), output \
             file size (--max-output), CPU time and open files, and killed when it runs past its timeout: the \
@@ -29,6 +30,12 @@ struct ServeCommand: AsyncParsableCommand {
             with insufficient_storage before the data directory's disk has less than --min-free-disk free. \
             SIGTERM or SIGINT stops accepting connections, lets running jobs finish for the grace period, \
             puts the rest back in the queue and exits 0.
+
+            A job with URL inputs (input_url, audio_url, video_url; --egress-allow) fetches them in one of \
+            --max-fetches fetch slots before it takes a worker, so a slow upstream never holds a worker. The \
+            fetch is part of the job: it must end within --input-timeout (input_timeout), keep up \
+            --min-upload-rate over each 10 s of waiting (input_too_slow), and its time is taken off the \
+            job's time limit (never below the floor).
 
             Logs go to stderr, one line per request and per job state change, as text or as JSON objects \
             (--log-format json). GET /metrics serves Prometheus metrics.

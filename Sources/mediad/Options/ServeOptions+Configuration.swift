@@ -13,6 +13,7 @@ extension ServeOptions {
         try environment.assign(port, Setting.port, to: &configuration.port)
         try environment.assign(dataDir, Setting.dataDir, to: &configuration.dataDirectory)
         try environment.assign(workers, Setting.workers, to: &configuration.workers)
+        try environment.assign(maxFetches, Setting.maxFetches, to: &configuration.maxFetches)
         try environment.assign(maxQueued, Setting.maxQueued, to: &configuration.maxQueued)
         try environment.assign(maxProbes, Setting.maxProbes, to: &configuration.maxProbes)
         try environment.assign(maxUpload, Setting.maxUpload, to: &configuration.maxUpload)
@@ -127,6 +128,8 @@ extension ServeOptions {
         guard policy.connectTimeout > 0, policy.idleTimeout > 0 else {
             throw ValidationError("--egress-connect-timeout and --egress-idle-timeout must be more than 0")
         }
+        try environment.assign(inputTimeout, Setting.inputTimeout, to: &policy.inputTimeout)
+        guard policy.inputTimeout > 0 else { throw ValidationError("--input-timeout must be more than 0") }
     }
 
     /// The tokens of the file at `path`, or a usage error saying why there are none.

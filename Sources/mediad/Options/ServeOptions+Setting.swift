@@ -9,6 +9,7 @@ extension ServeOptions {
         static let port = ServeSetting.integer("port", 0...65535)
         static let dataDir = ServeSetting.text("data-dir")
         static let workers = ServeSetting.integer("workers", 1...256)
+        static let maxFetches = ServeSetting.integer("max-fetches", 1...256)
         static let maxQueued = ServeSetting.integer("max-queued", 0...100_000)
         static let maxProbes = ServeSetting.integer("max-probes", 1...256)
         static let maxUpload = ServeSetting.bytes("max-upload")
@@ -52,5 +53,6 @@ extension ServeOptions {
         static let egressAllow = ServeSetting.text("egress-allow")
         static let egressConnectTimeout = ServeSetting.duration("egress-connect-timeout")
         static let egressIdleTimeout = ServeSetting.duration("egress-idle-timeout")
+        static let inputTimeout = ServeSetting.duration("input-timeout")
     }
 }

@@ -23,6 +23,12 @@ struct ServeOptions: ParsableArguments {
     var workers: Int?
 
     @Option(
+        help:
+            "Jobs that may fetch their URL inputs at once, beside the workers; more wait in the queue (default 4).",
+        transform: Setting.maxFetches.read)
+    var maxFetches: Int?
+
+    @Option(
         help: "Jobs that may wait in the queue before new ones get 429 (default 64).",
         transform: Setting.maxQueued.read)
     var maxQueued: Int?
@@ -63,7 +69,7 @@ struct ServeOptions: ParsableArguments {
 
     @Option(
         help:
-            "Bytes a second a request body must average over each 10 s spent waiting on the client: bytes, or with K, M; 0 turns it off (default 1K).",
+            "Bytes a second a request body, or a URL input, must average over each 10 s spent waiting on its sender: bytes, or with K, M; 0 turns it off (default 1K).",
         transform: Setting.minUploadRate.read)
     var minUploadRate: Int64?
 
@@ -214,4 +220,12 @@ struct ServeOptions: ParsableArguments {
             "How long a URL input or output transfer may go without a byte before it fails: seconds, or with s, m (default 30s).",
         transform: Setting.egressIdleTimeout.read)
     var egressIdleTimeout: TimeInterval?
+
+    @Option(
+        help: """
+            How long all of a job's URL inputs may take to arrive before it fails with input_timeout, at most the \
+            job timeout ceiling; the time counts against the job's time limit: seconds, or with s, m, h (default 1h).
+            """,
+        transform: Setting.inputTimeout.read)
+    var inputTimeout: TimeInterval?
 }

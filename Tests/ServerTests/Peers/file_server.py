@@ -2,8 +2,10 @@
 
 Besides the files of the directory (argv[1]) it answers three paths of its own: /redirect?to=URL with a
 302 to that URL, /loop with a 302 to itself, and /stall with a head promising a megabyte, a kilobyte of
-it, then nothing for a minute; /slow-once/NAME?… sends the head and a kilobyte of file NAME, waits a minute and
-sends the rest the first time its whole target (query included) is asked for, and all of it at once after.
+it, then nothing for a minute; /trickle?… promises a megabyte and sends one byte of it every half second
+until the connection closes; /slow-once/NAME?… sends the head and a kilobyte of file NAME, waits a minute and
+sends the rest the first time its whole target (query included) is asked for, and all of it at once after;
+/pause/NAME sends the head and a kilobyte of file NAME, waits 3 seconds and sends the rest.
 PUT is the target of output deliveries: /put/NAME stores the body as NAME and answers 201 with an ETag
 (its MD5, as S3's); /fail-once/NAME answers 503 to its first PUT, then stores; /hold/NAME never answers its
 first PUT (for a minute), then stores; /cut-once/NAME reads a kilobyte of its first PUT and drops the connection
@@ -78,6 +80,27 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                 time.sleep(60)
                 body = body[1024:]
             self.wfile.write(body)
+        elif parsed.path.startswith("/pause/"):
+            with open(os.path.join(self.directory, parsed.path[len("/pause/"):]), "rb") as file:
+                body = file.read()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[:1024])
+            self.wfile.flush()
+            time.sleep(3)
+            self.wfile.write(body[1024:])
+        elif parsed.path == "/trickle":
+            self.send_response(200)
+            self.send_header("Content-Length", str(1 << 20))
+            self.end_headers()
+            try:
+                while True:
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            except OSError:
+                self.close_connection = True
         elif parsed.path == "/stall":
             self.send_response(200)
             self.send_header("Content-Length", str(1 << 20))

@@ -76,8 +76,8 @@ import Testing
         let slowPeer = try PeerProcess.script("file_server.py", [scratch.path])
         // Long jobs on r3, which is killed while they run there: encodes whose input comes by URL from a
         // peer that sends the first kilobyte, then nothing for a minute (the run of a replica that takes
-        // one over gets all of it at once). r3 starts alone, so that it is the one that claims them: one
-        // for each of its two workers.
+        // one over gets all of it at once). r3 starts alone, so that it is the one that claims them: both
+        // fetch at once (in two of its fetch slots, leaving its two workers to small jobs).
         let r3 = try Self.replica("r3", data: data)
         let longIDs = try (0..<2).map { index in
             let reply = try Curl.run(

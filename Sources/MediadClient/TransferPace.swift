@@ -1,22 +1,23 @@
 import NIOCore
 
-/// Whether a request body arrives at least at the minimum rate, counting only time spent waiting on the
-/// client.
+/// Whether a body arrives at least at the minimum rate, counting only time spent waiting on its sender: a
+/// request body the server reads (`--min-upload-rate`), or an input it fetches from a URL (the same rate).
 ///
-/// The server reads a body only as fast as its disk takes it, so wall-clock time would blame the client
+/// The server reads a body only as fast as its disk takes it, so wall-clock time would blame the sender
 /// for the server's own back-pressure. Instead each wait — from the moment the server asks the socket for
 /// more to the moment bytes arrive — is added up, and every `window` of such waiting must have brought
-/// `minimumRate` bytes a second on average. A client that trickles a byte every few seconds, holding a
-/// connection, a descriptor and an upload buffer, is cut off after one window; a slow but real link
-/// (a phone on 2G sends several KiB a second) is not.
-package struct UploadPace {
+/// `minimumRate` bytes a second on average. A sender that trickles a byte every few seconds, holding a
+/// connection, a descriptor and an upload buffer (or a fetch slot), is cut off after one window; a slow but
+/// real link (a phone on 2G sends several KiB a second) is not.
+package struct TransferPace {
     /// Bytes a second a body must average over each window; 0 turns the check off.
     package let minimumRate: Int64
-    /// How much waiting on the client is judged at once.
+    /// How much waiting on the sender is judged at once.
     package let window: TimeAmount
 
-    private var waited: TimeAmount = .zero
-    private var bytes: Int64 = 0
+    /// The waiting and the bytes of the window under way (after a `record` that failed, of that window).
+    package private(set) var waited: TimeAmount = .zero
+    package private(set) var bytes: Int64 = 0
 
     package init(minimumRate: Int64, window: TimeAmount = .seconds(10)) {
         self.minimumRate = minimumRate
