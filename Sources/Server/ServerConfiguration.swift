@@ -3,7 +3,7 @@ import Logging
 import MediadHTTP
 import MediadRuntime
 
-/// Everything `mediad serve` can be told, with the defaults of DESIGN.md.
+/// Everything `mediad serve` can be told, with its defaults.
 public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// 0 picks a free port (tests); the bound port is reported by `HTTPServer.localPort`.
