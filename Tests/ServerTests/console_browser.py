@@ -28,6 +28,7 @@ import urllib.request
 import browser_temporaries  # noqa: F401 - first: the environment Selenium and Chromium start with
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -63,7 +64,7 @@ def console_errors(driver, step, allowed=None):
 def submit_and_play(driver, label, kind="remux", files=None, badge="live"):
     """Uploads `files` (part name to path; MEDIA as `file` by default) as a `kind` job with an mp4 output,
     waits for it to succeed live, opens it and plays its output."""
-    wait = WebDriverWait(driver, 90)
+    wait = WebDriverWait(driver, 90, ignored_exceptions=(StaleElementReferenceException,))
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"select[name=kind] option[value={kind}]"))
     # A mark the page keeps only while it is not reloaded.
     driver.execute_script("window.notReloaded = true; performance.clearResourceTimings()")
@@ -116,7 +117,7 @@ def open_job(driver, job_id):
 
 def job_page(driver):
     """An audio preview that plays, a picture that shows, the curl command, and Cancel then Delete."""
-    wait = WebDriverWait(driver, 60)
+    wait = WebDriverWait(driver, 60, ignored_exceptions=(StaleElementReferenceException,))
     open_job(driver, made["audio"])
     ready = wait.until(lambda d: d.execute_script(
         "const m = document.querySelector('#job audio'); return m && m.readyState >= 2 ? m.readyState : false"))
@@ -140,15 +141,26 @@ def job_page(driver):
         running = json.load(reply)["id"]
     open_job(driver, running)
     buttons = lambda d: {b.text: b for b in d.find_elements(By.CSS_SELECTOR, "#job p.actions button")}
-    wait.until(lambda d: "Cancel" in buttons(d))
-    buttons(driver)["Cancel"].click()
+
+    def click(label):
+        """Clicks the job page's button `label`. The page is drawn again as the job's events arrive, so a
+        button found a moment ago may be gone by the click: it is looked up again until a click lands."""
+        def attempt(d):
+            try:
+                buttons(d)[label].click()
+                return True
+            except (StaleElementReferenceException, KeyError):
+                return False
+        wait.until(attempt)
+
+    click("Cancel")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#job [data-state=cancelled]"))
     wait.until(lambda d: "Delete" in buttons(d))
     curl = driver.find_element(By.CSS_SELECTOR, "#job pre.curl").text
     if not (curl.startswith("curl -X POST --url-query 'input_url=") and "/stall'" in curl):
         problems.append(f"cancel: the curl command of a job with an input URL is not its submission: {curl!r}")
     shoot(driver, "cancelled-job")
-    buttons(driver)["Delete"].click()
+    click("Delete")
     wait.until(lambda d: d.execute_script("return location.hash") in ("#/", ""))
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#jobs [data-state]"))
     if running in rows(driver):
@@ -176,7 +188,7 @@ def rows(driver):
 
 def page_and_filter(driver):
     """The list a page at a time, then filtered by kind and by state."""
-    wait = WebDriverWait(driver, 30)
+    wait = WebDriverWait(driver, 30, ignored_exceptions=(StaleElementReferenceException,))
     driver.get(open_url + "/")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#jobs [data-state]"))
     first = rows(driver)
