@@ -72,14 +72,17 @@ public enum Lossless {
     }
 
     /// The audio and video tracks of `path`, leaving out cover art and tracks without a single packet, which
-    /// hold nothing to lose (an ISO muxer writes no track for them, Matroska an empty one).
+    /// hold nothing to lose (an ISO muxer writes no track for them, Matroska an empty one). A track of
+    /// pictures shown in turn (timed thumbnails: an enhanced podcast's chapter pictures) is video, not cover.
     private static func mediaTracks(_ path: String) throws -> [Track] {
         var seen: [String: Int] = [:]
         return try Oracle.streams(path).compactMap { stream in
             guard let kind = stream["codec_type"] as? String, kind == "audio" || kind == "video" else { return nil }
             let spec = "\(kind.prefix(1)):\(seen[kind, default: 0])"
             seen[kind, default: 0] += 1
-            guard (stream["disposition"] as? [String: Any])?["attached_pic"] as? Int != 1 else { return nil }
+            let disposition = stream["disposition"] as? [String: Any]
+            let cover = disposition?["attached_pic"] as? Int == 1 && disposition?["timed_thumbnails"] as? Int != 1
+            guard !cover else { return nil }
             if try Oracle.packetCount(path, stream: spec) <= 0 { return nil }
             return (kind, stream["codec_name"] as? String ?? "?", spec)
         }

@@ -40,6 +40,23 @@ public enum StreamCopy {
         }
     }
 
+    /// The codec tag (FourCC) a copied stream keeps, by fftools' rule (`init_output_stream_streamcopy`):
+    /// the input's `tag` when the output format has no tag table, when its table maps that tag to the same
+    /// codec, or when its table has no tag at all for the codec; nil (the muxer chooses) otherwise.
+    ///
+    /// Some codecs need their tag to be read as the source reads: ProRes names its profile and bit depth
+    /// only there (`ap4h` is 4444 at 12 bits), which Matroska keeps as the track's private data; without
+    /// it the track decodes as 10-bit 4:2:2-era ProRes. A tag of 0 keeps nothing.
+    public static func keptTag(
+        _ tag: UInt32, codec: AVCodecID, format: UnsafePointer<AVOutputFormat>
+    ) -> UInt32? {
+        guard tag != 0 else { return nil }
+        guard let table = format.pointee.codec_tag else { return tag }
+        var own: UInt32 = 0
+        if av_codec_get_id(table, tag) == codec || av_codec_get_tag2(table, codec, &own) == 0 { return tag }
+        return nil
+    }
+
     /// Marks the first audio and the first video stream of `output` as the default of its kind when the
     /// kind has several streams and none is, as fftools' `set_dispositions` does: Matroska otherwise
     /// flags none of them default, and a player may then pick none (cover art does not count).

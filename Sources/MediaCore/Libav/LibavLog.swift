@@ -57,7 +57,14 @@ public enum LibavLog {
         state.withLock { $0.lastError = nil }
     }
 
-    fileprivate static func receive(level: Int32, fragment: String) {
+    /// What libav says when `avformat_find_stream_info` tries a decoder that the input policy leaves out.
+    /// mediad opens no decoder the policy leaves out (`Decoder` checks before libav is asked), so the line
+    /// only ever comes from that probe, which then describes the track from its container as a stream copy
+    /// needs: it is expected, not an error, and is passed on as debug output.
+    static let probeOutsideWhitelist = "not on whitelist"
+
+    fileprivate static func receive(level reported: Int32, fragment: String) {
+        let level = fragment.contains(probeOutsideWhitelist) ? AV_LOG_DEBUG : reported
         let delivery: (Sink, [String])? = state.withLock { state in
             state.pending += fragment
             guard state.pending.hasSuffix("\n") else { return nil }

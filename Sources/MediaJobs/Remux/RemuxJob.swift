@@ -53,7 +53,9 @@ public struct RemuxJob: Sendable {
             options.fps.map { ["fps \($0) was not used: the \(container.displayName) input has its own timestamps"] }
             ?? []
         let routes = plan.routes.values.sorted { $0.outputIndex < $1.outputIndex }
-        let anchor = routes.first { $0.kind == AVMEDIA_TYPE_VIDEO } ?? routes[0]
+        let anchor =
+            routes.first { $0.kind == AVMEDIA_TYPE_VIDEO && !$0.isPictureTrack }
+            ?? routes.first { !$0.isPictureTrack } ?? routes[0]
         let requestedStart = options.start.flatMap { $0 > 0 ? $0 : nil }
         if let requestedStart, let duration = source.duration, requestedStart >= duration {
             throw MediaError(

@@ -17,6 +17,10 @@ final class RemuxPlan {
         let splitsAMRFrames: Bool
         /// Where the track ends (start + duration) in its time base, when the container says.
         let inputEnd: Int64?
+        /// A track of pictures shown in turn (an enhanced podcast's chapter pictures, which libav marks as
+        /// timed thumbnails and also hands over as the input's cover art): copied as a video track with
+        /// every picture libav reads of it, the cover it makes of the first one included.
+        let isPictureTrack: Bool
     }
 
     private(set) var routes: [Int: Route] = [:]
@@ -37,6 +41,7 @@ final class RemuxPlan {
         signalsPriming = options.format.signalsPriming && !options.fragmented
         var chosen: [UnsafeMutablePointer<AVStream>] = []
         var pictures: [UnsafeMutablePointer<AVStream>] = []
+        var pictureTracks: Set<Int> = []
         var skipped: [String] = []
         let hasChapters = input.context.pointee.nb_chapters > 0
         if hasChapters, !options.format.storesChapters {
@@ -50,10 +55,23 @@ final class RemuxPlan {
             let label =
                 "track \(info.index) (\(parameters.codec_id == AV_CODEC_ID_NONE ? info.codecTag ?? "unknown" : info.codec))"
             if stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
-                if options.format.storesCoverArt, stream.pointee.attached_pic.size > 0 {
+                let keepsEvery = Self.picturesKeptWhole(by: parameters.codec_id)
+                let timed = stream.pointee.disposition & AV_DISPOSITION_TIMED_THUMBNAILS != 0
+                if timed, Self.wanted(AVMEDIA_TYPE_VIDEO, options), keepsEvery.contains(options.format) {
+                    chosen.append(stream)
+                    pictureTracks.insert(Int(stream.pointee.index))
+                } else if options.format.storesCoverArt, stream.pointee.attached_pic.size > 0 {
                     pictures.append(stream)
+                    if timed, stream.pointee.nb_frames > 1 {
+                        skipped.append(
+                            "\(label) holds \(stream.pointee.nb_frames) chapter pictures; \(options.format) keeps only "
+                                + "the first, as cover art" + Self.hint(keepsEvery, verb: "keep every one"))
+                    }
                 } else {
-                    skipped.append("\(label) is cover art, which \(options.format) cannot store; it was not copied")
+                    skipped.append(
+                        "\(label) is \(timed ? "a track of chapter pictures" : "cover art"), which \(options.format) "
+                            + "cannot store; it was not copied"
+                            + Self.hint(timed ? keepsEvery : ContainerFormat.allCases.filter(\.storesCoverArt)))
                 }
             } else if hasChapters, parameters.codec_type == AVMEDIA_TYPE_DATA,
                 stream.pointee.discard == AVDISCARD_ALL
@@ -89,7 +107,7 @@ final class RemuxPlan {
                 inputTimeBase: stream.pointee.time_base,
                 filter: try Self.conversion(for: stream, format: options.format),
                 splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB,
-                inputEnd: Self.end(of: stream))
+                inputEnd: Self.end(of: stream), isPictureTrack: pictureTracks.contains(Int(stream.pointee.index)))
             noteLosses(stream)
             let reorders = parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO && parameters.pointee.video_delay > 0
             if let lost = ContainerLimits.unorderedInput(
@@ -178,9 +196,14 @@ final class RemuxPlan {
         throw MediaError(.unsupportedCodec, "\(format) cannot hold \(names)" + hint(alternatives))
     }
 
-    /// The end of an `unsupported_codec` message: the formats the user can retry with, if any.
-    private static func hint(_ alternatives: [ContainerFormat]) -> String {
-        alternatives.isEmpty ? "" : "; formats that can: \(alternatives.map(\.rawValue).joined(separator: ", "))"
+    /// The end of an `unsupported_codec` message or a warning: the formats the user can retry with, if any.
+    private static func hint(_ alternatives: [ContainerFormat], verb: String = "can") -> String {
+        alternatives.isEmpty ? "" : "; formats that \(verb): \(alternatives.map(\.rawValue).joined(separator: ", "))"
+    }
+
+    /// The formats that keep a track of `codec` pictures as a video track, every picture in it.
+    private static func picturesKeptWhole(by codec: AVCodecID) -> [ContainerFormat] {
+        ContainerFormat.allCases.filter { $0 != .m4a && $0.carries(codec) }
     }
 
     /// ASF wants H.264/H.265 in Annex-B; MP4-style (length-prefixed) input is converted on the way.
@@ -221,20 +244,24 @@ final class RemuxPlan {
     /// streams, and the chapters that fall within `start`…`end` seconds of the input.
     func makeOutput(path: String, input: InputFile, start: Double, end: Double?) throws -> OutputFile {
         let output = try OutputFile(path: path, muxer: muxer)
-        let keepTags = input.container == .mp4 && format.isISOBaseMedia
         for route in routes.values.sorted(by: { $0.outputIndex < $1.outputIndex }) {
             let source = input.stream(route.inputIndex)
             let parameters = route.filter?.outputParameters ?? source.pointee.codecpar!
             let stream = try output.addStream(
                 copying: parameters, timeBase: route.filter?.outputTimeBase ?? source.pointee.time_base)
-            let tag = source.pointee.codecpar.pointee.codec_tag
-            if keepTags, tag != 0,
-                av_codec_get_id(output.context.pointee.oformat.pointee.codec_tag, tag)
-                    == parameters.pointee.codec_id
+            // A bitstream conversion (to Annex-B for ASF) changes what the tag describes: the muxer names it.
+            if route.filter == nil,
+                let tag = StreamCopy.keptTag(
+                    source.pointee.codecpar.pointee.codec_tag, codec: parameters.pointee.codec_id,
+                    format: output.context.pointee.oformat)
             {
                 stream.pointee.codecpar.pointee.codec_tag = tag
             }
             try StreamCopy.carryProperties(from: source, to: stream)
+            if route.isPictureTrack {
+                // Every picture is a packet of the track: neither cover art nor thumbnails to the muxer.
+                stream.pointee.disposition &= ~(AV_DISPOSITION_ATTACHED_PIC | AV_DISPOSITION_TIMED_THUMBNAILS)
+            }
         }
         StreamCopy.markDefaults(in: output.context)
         for (key, value) in LibavTags.dictionary(input.context.pointee.metadata)
