@@ -18,14 +18,18 @@ package struct Connection {
     /// How long a closing connection goes on reading (and dropping) what the client sends.
     package static let lingering = TimeAmount.seconds(2)
 
-    package func serve(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+    /// Serves `channel` to its end; `files` is its pipeline's closer, which takes charge of every file sent.
+    package func serve(
+        _ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, files: FileRegionCloser
+    ) async {
         let clientAddress = channel.channel.remoteAddress?.ipAddress
         try? await channel.executeThenClose { inbound, outbound in
             let parts = InboundParts(inbound)
             while let part = try await parts.next() {
                 guard case .head(let head) = part else { continue }
                 let keepOpen = try await serve(
-                    head, from: clientAddress, parts: parts, outbound: outbound, closed: channel.channel.closeFuture)
+                    head, from: clientAddress, parts: parts, outbound: outbound, files: files,
+                    closed: channel.channel.closeFuture)
                 if !keepOpen {
                     // `executeThenClose` closes at once, dropping bytes the socket has not taken yet (a large
                     // download to a slow client); a half-close first completes only once they are written.
@@ -47,7 +51,8 @@ package struct Connection {
     /// Answers one request; returns whether the connection can carry another.
     private func serve(
         _ head: HTTPRequestHead, from clientAddress: String?, parts: InboundParts,
-        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, closed: EventLoopFuture<Void>
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, files: FileRegionCloser,
+        closed: EventLoopFuture<Void>
     ) async throws -> Bool {
         let started = ContinuousClock.now
         let requestID = RequestID.resolve(head.headers.first(name: RequestID.header))
@@ -109,7 +114,8 @@ package struct Connection {
                     method: head.method, uri: head.uri, route: route, status: response.status, sent: sent,
                     received: body.received, duration: ContinuousClock.now - started, requestID: requestID))
         }
-        streamed = try await write(response, for: head, keepOpen: keepOpen, to: outbound, closed: closed)
+        streamed = try await write(
+            response, for: head, keepOpen: keepOpen, to: outbound, files: files, closed: closed)
         return keepOpen
     }
 
@@ -124,34 +130,28 @@ package struct Connection {
     /// event loop and one flush (a `writev`) rather than one of each per part.
     private func write(
         _ response: Response, for request: HTTPRequestHead, keepOpen: Bool,
-        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, closed: EventLoopFuture<Void>
+        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, files: FileRegionCloser,
+        closed: EventLoopFuture<Void>
     ) async throws -> Int {
         let head = HTTPServerResponsePart.head(Self.head(of: response, version: request.version, keepOpen: keepOpen))
         var streamed = 0
-        do {
-            switch response.body {
-            case .empty,
-                .bytes where request.method == .HEAD,
-                .stream where request.method == .HEAD:
-                try await outbound.write(contentsOf: [head, .end(nil)])
-            case .bytes(let buffer):
-                try await outbound.write(contentsOf: [head, .body(.byteBuffer(buffer)), .end(nil)])
-            case .file(let region) where request.method != .HEAD:
-                try await outbound.write(contentsOf: [head, .body(.fileRegion(region)), .end(nil)])
-            case .file(let region):
-                try? region.fileHandle.close()
-                try await outbound.write(contentsOf: [head, .end(nil)])
-            case .stream(let stream):
-                try await outbound.write(head)
-                streamed = await produce(stream, to: outbound, closed: closed)
-                try await outbound.write(.end(nil))
-            }
-        } catch {
-            // A writer whose client is gone refuses the file before the channel sees it, so `FileRegionCloser`
-            // never closes it. Closing here is safe whoever holds it: a `NIOFileHandle` closes once, and
-            // refuses while sendfile is using it (then the closer closes it when that write ends).
-            if case .file(let region) = response.body { try? region.fileHandle.close() }
-            throw error
+        switch response.body {
+        case .empty,
+            .bytes where request.method == .HEAD,
+            .stream where request.method == .HEAD:
+            try await outbound.write(contentsOf: [head, .end(nil)])
+        case .bytes(let buffer):
+            try await outbound.write(contentsOf: [head, .body(.byteBuffer(buffer)), .end(nil)])
+        case .file(let region) where request.method != .HEAD:
+            files.expect(region.fileHandle)
+            try await outbound.write(contentsOf: [head, .body(.fileRegion(region)), .end(nil)])
+        case .file(let region):
+            try? region.fileHandle.close()
+            try await outbound.write(contentsOf: [head, .end(nil)])
+        case .stream(let stream):
+            try await outbound.write(head)
+            streamed = await produce(stream, to: outbound, closed: closed)
+            try await outbound.write(.end(nil))
         }
         return streamed
     }

@@ -50,6 +50,7 @@ public final class HTTPServer: Sendable {
     private struct Accepted: Sendable {
         var client: Client
         var monitoringOnly: Bool
+        var files: FileRegionCloser
     }
 
     private let channel: NIOAsyncChannel<Accepted?, Never>
@@ -99,6 +100,7 @@ public final class HTTPServer: Sendable {
                     }
                     let monitoringOnly = admission == .monitoringOnly
                     channel.closeFuture.whenComplete { _ in trimmer.connectionClosed() }
+                    let files = FileRegionCloser()
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: false)
                     try channel.pipeline.syncOperations.addHandlers([
@@ -108,14 +110,15 @@ public final class HTTPServer: Sendable {
                                 ? min(limits.headTimeout, Self.monitoringHeadTimeout) : limits.headTimeout,
                             bodyIdleTimeout: limits.bodyIdleTimeout, minimumUploadRate: limits.minimumUploadRate),
                         SendTimeout(timeout: limits.sendTimeout),
-                        FileRegionCloser(),
+                        files,
                     ])
                     if !monitoringOnly {
                         try channel.pipeline.syncOperations.addHandler(
                             ImmediateAnswers(responder: responder, accessLog: accessLog))
                     }
                     return Accepted(
-                        client: try Client(wrappingChannelSynchronously: channel), monitoringOnly: monitoringOnly)
+                        client: try Client(wrappingChannelSynchronously: channel), monitoringOnly: monitoringOnly,
+                        files: files)
                 }
             }
     }
@@ -131,7 +134,7 @@ public final class HTTPServer: Sendable {
                 for try await accepted in clients {
                     guard let accepted else { continue }
                     let serving = accepted.monitoringOnly ? monitoring : connection
-                    group.addTask { await serving.serve(accepted.client) }
+                    group.addTask { await serving.serve(accepted.client, files: accepted.files) }
                 }
             }
         }
