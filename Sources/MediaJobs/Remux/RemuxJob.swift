@@ -9,7 +9,7 @@ import MediaCore
 public struct RemuxJob: Sendable {
     /// The containers remux reads.
     public static let acceptedInputs: [InputContainer] = [
-        .mp4, .matroska, .mpegts, .flv, .asf, .wav, .adts, .h264, .hevc,
+        .mp4, .matroska, .mpegts, .flv, .asf, .wav, .adts, .h264, .hevc, .mpeg4Video,
     ]
 
     var input: String
