@@ -38,9 +38,12 @@ public struct InputDamage: Sendable, Equatable {
     /// Whether part of the file is missing (rather than only malformed).
     public var isTruncated: Bool { findings.contains { $0.code == .truncatedInput } }
 
+    /// Records `error`, once: a read error met again after a seek back (a trim's keyframe search) is the same.
     mutating func append(_ error: MediaError) {
+        let finding = Finding(code: error.code, message: error.message)
+        guard !findings.contains(finding) else { return }
         guard findings.count < Self.keptFindings else { return unlistedFindings += 1 }
-        findings.append(Finding(code: error.code, message: error.message))
+        findings.append(finding)
     }
 }
 
