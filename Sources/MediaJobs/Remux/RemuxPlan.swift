@@ -97,7 +97,8 @@ final class RemuxPlan {
                 }
             } else if !Self.wanted(parameters.codec_type, options) {
                 if options.format == .m4a && options.tracks == .all {
-                    skipped.append("\(label) is video, which m4a cannot hold; it was not copied")
+                    let holders = ContainerFormat.allCases.filter { $0 != .m4a && $0.carries(parameters.codec_id) }
+                    skipped.append("\(label) is video, which m4a cannot hold; it was not copied" + Self.hint(holders))
                 }
             } else {
                 chosen.append(stream)
