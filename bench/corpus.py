@@ -37,8 +37,29 @@ REPOSITORIES = {
     "quodlibet/mutagen": "GPL-2.0-or-later",
     "taglib/taglib": "LGPL-2.1-only OR MPL-1.1",
     "axiomatic-systems/Bento4": "GPL-2.0-or-later",
+    # Added for "Recordings as they come": tag readers' and players' test files, many of them damaged
+    # (cut short, malformed tables, fuzzed), and camera, phone and podcast recordings.
+    "google/ExoPlayer": "Apache-2.0",
+    "Borewit/music-metadata": "MIT",
+    "Zeugma440/atldotnet": "MIT",
+    "Serial-ATA/lofty-rs": "MIT OR Apache-2.0",
+    "mono/taglib-sharp": "LGPL-2.1-only",
+    "devsnd/tinytag": "MIT",
+    "dhowden/tag": "BSD-2-Clause",
+    "beetbox/mediafile": "MIT",
+    "leetreveil/musicmetadata": "MIT",
+    "alfg/mp4-rust": "MIT",
+    "exiftool/exiftool": "Artistic-1.0-Perl OR GPL-1.0-or-later",
+    "Exiv2/exiv2": "GPL-2.0-or-later",
+    "drewnoakes/metadata-extractor-images": "see the repository (public test images)",
+    "gpac/testsuite": "LGPL-2.1-or-later",
+    "qt/qtmultimedia": "GPL-3.0-only OR LGPL-3.0-only",
+    "Zulko/moviepy": "MIT",
+    "streamio/streamio-ffmpeg": "MIT",
+    "videojs/mux.js": "Apache-2.0",
+    "Dash-Industry-Forum/dash.js": "BSD-3-Clause",
 }
-EXTENSIONS = (".mp4", ".m4a", ".m4v", ".mov", ".3gp", ".3g2", ".f4v", ".m4b")
+EXTENSIONS = (".mp4", ".m4a", ".m4v", ".mov", ".3gp", ".3g2", ".f4v", ".m4b", ".mj2", ".ismv", ".qt", ".m4r")
 LIMIT = 16_000_000
 COLUMNS = ["repo", "commit", "path", "bytes", "sha256"]
 

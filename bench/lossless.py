@@ -2,19 +2,28 @@
 """How many real-world files mediad and the ffmpeg CLI remux losslessly to mp4 and mkv.
 
 Reads the MANIFEST.tsv of each corpus directory given (default: ../shared/media/real and
-Tests/Media/real), takes the files marked "ok" or "edit-list" whose audio and video decode without an
-error in ffmpeg, remuxes each with
+Tests/Media/real), takes the files marked "ok" or "edit-list" (and, with --damaged, those marked "broken"
+too) that have an audio or video track with packets, remuxes each with
 
   mediad remux IN -o OUT.{mp4,mkv} --json
   ffmpeg -i IN -map 0:v? -map 0:a? -c copy OUT.{mp4,mkv}
 
 and judges every output with the strict oracle of Tests/TestSupport/Lossless.swift: the same audio and
-video tracks (those with packets), each decoding to the same frames and samples (`-f streamhash`), AMR-NB
-compared by payload bytes, and in mkv (which cannot signal AAC priming) the input's samples found whole after at most 8192
-samples of priming. A failed remux counts as not lossless; a crash (signal) or a run past 120 s is
-reported as such.
+video tracks (those with packets; a picture track of timed thumbnails, such as an enhanced podcast's
+chapter pictures, counts as video with every picture, cover art does not), each decoding to the same
+frames and samples (`-f streamhash`), AMR-NB compared by payload bytes, and in mkv (which cannot signal
+AAC priming) the input's samples found whole after at most 8192 samples of priming. A failed remux counts
+as not lossless; a crash (signal) or a run past 120 s is reported as such.
 
-  bench/lossless.py --mediad .build/debug/mediad [--jobs N] [DIR ...]
+Each file is in one class: "clean" when ffmpeg decodes all its audio and video without an error,
+"damaged" otherwise (cut short, malformed tables, corrupt frames: the oracle is then what ffmpeg decodes
+of the input). The summary gives the lossless count per class, per target, for each tool, and the
+cases each tool loses that the other keeps.
+
+With --baseline BIN, a second mediad build (an earlier commit) is judged in the same run, as "before",
+sharing the ffmpeg CLI's outputs and the oracle's work on each input.
+
+  bench/lossless.py --mediad .build/debug/mediad [--baseline OLD] [--jobs N] [--damaged] [DIR ...]
 """
 
 import argparse
@@ -52,7 +61,9 @@ def tracks(path):
         spec = f"{kind[0]}:{seen.get(kind, 0)}"
         seen[kind] = seen.get(kind, 0) + 1
         packets = stream.get("nb_read_packets", "N/A")
-        if stream.get("disposition", {}).get("attached_pic") == 1 or not packets.isdigit() or packets == "0":
+        disposition = stream.get("disposition", {})
+        cover = disposition.get("attached_pic") == 1 and disposition.get("timed_thumbnails") != 1
+        if cover or not packets.isdigit() or packets == "0":
             continue
         found.append((kind, stream.get("codec_name", "?"), spec))
     return found
@@ -120,8 +131,9 @@ def decodes_cleanly(path):
     return status == 0 and not err.strip()
 
 
-def corpus(directories):
-    """(name, path) of each manifest row marked ok or edit-list, in manifest order."""
+def corpus(directories, damaged):
+    """(name, path) of each manifest row marked ok or edit-list (or broken, with `damaged`), in manifest order."""
+    marks = ("ok", "edit-list", "broken") if damaged else ("ok", "edit-list")
     for directory in directories:
         manifest = os.path.join(directory, "MANIFEST.tsv")
         if not os.path.exists(manifest):
@@ -129,20 +141,26 @@ def corpus(directories):
         with open(manifest) as lines:
             for line in list(lines)[1:]:
                 fields = line.rstrip("\n").split("\t")
-                if len(fields) >= 6 and fields[5] in ("ok", "edit-list"):
+                if len(fields) >= 6 and fields[5] in marks:
                     yield fields[0], os.path.join(directory, fields[0])
 
 
 def judge(job):
-    """Remuxes one file with each tool to each format: (name, {(tool, fmt): problems}), or None for a file
-    that is not in the corpus (no audio or video with packets, or a track that does not decode cleanly)."""
-    (name, path), mediad, scratch = job
-    if not tracks(path) or not decodes_cleanly(path):
+    """Remuxes one file with each tool to each format: (name, class, {(tool, fmt): problems}), or None for a
+    file that is not in the corpus (no audio or video with packets; without --damaged, a track that does
+    not decode cleanly)."""
+    (name, path), mediad, baseline, scratch, damaged = job
+    if not tracks(path):
+        return None
+    kind = "clean" if decodes_cleanly(path) else "damaged"
+    if kind == "damaged" and not damaged:
         return None
     tools = {
         "mediad": lambda i, o: [mediad, "remux", i, "-o", o, "--json"],
         "ffmpeg": lambda i, o: ["ffmpeg", "-v", "error", "-y", "-i", i, "-map", "0:v?", "-map", "0:a?", "-c", "copy", o],
     }
+    if baseline:
+        tools["before"] = lambda i, o: [baseline, "remux", i, "-o", o, "--json"]
     remembered = {}
     outcome = {}
     folder = tempfile.mkdtemp(dir=scratch)
@@ -162,34 +180,65 @@ def judge(job):
             if os.path.exists(output):
                 os.remove(output)
     os.rmdir(folder)
-    return name, outcome
+    return name, kind, outcome
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mediad", default=os.path.join(ROOT, ".build", "debug", "mediad"))
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="files judged at once")
+    parser.add_argument("--baseline", help="an earlier mediad build to judge in the same run, as 'before'")
+    parser.add_argument("--damaged", action="store_true",
+                        help="also judge files that do not decode cleanly, and manifest rows marked broken")
     parser.add_argument("dirs", nargs="*", default=DEFAULT_DIRS)
     args = parser.parse_args()
-    kept = {(tool, fmt): 0 for tool in ("mediad", "ffmpeg") for fmt in ("mp4", "mkv")}
-    total = 0
+    names = ("mediad", "ffmpeg") + (("before",) if args.baseline else ())
+    keys = [(tool, fmt) for tool in names for fmt in ("mp4", "mkv")]
+    kept = {}
+    totals = {}
+    only = {"mediad": [], "ffmpeg": []}
+    changed = {"gained": [], "lost": []}
     with tempfile.TemporaryDirectory() as scratch, multiprocessing.Pool(args.jobs) as pool:
-        jobs = [(entry, os.path.abspath(args.mediad), scratch) for entry in corpus(args.dirs)]
+        baseline = os.path.abspath(args.baseline) if args.baseline else None
+        jobs = [(entry, os.path.abspath(args.mediad), baseline, scratch, args.damaged)
+                for entry in corpus(args.dirs, args.damaged)]
         for result in pool.imap(judge, jobs):
             if result is None:
                 continue
-            name, outcome = result
-            total += 1
+            name, kind, outcome = result
+            totals[kind] = totals.get(kind, 0) + 1
             rows = [f"{tool}→{fmt}: {'; '.join(found)}" for (tool, fmt), found in outcome.items() if found]
             for key, found in outcome.items():
-                kept[key] += not found
-            print(f"{'OK  ' if not rows else 'MISS'} {name}" + "".join(f"\n       {r}" for r in rows), flush=True)
-    print(f"\n{total} files")
-    for (tool, fmt), count in kept.items():
-        print(f"{tool:6} → {fmt}: {count}/{total} lossless ({100 * count / max(total, 1):.1f} %)")
-    both = {tool: kept[(tool, "mp4")] + kept[(tool, "mkv")] for tool in ("mediad", "ffmpeg")}
-    for tool, count in both.items():
-        print(f"{tool:6} overall: {count}/{2 * total} ({100 * count / max(2 * total, 1):.1f} %)")
+                kept[(kind, *key)] = kept.get((kind, *key), 0) + (not found)
+            for fmt in ("mp4", "mkv"):
+                for tool, other in (("mediad", "ffmpeg"), ("ffmpeg", "mediad")):
+                    if not outcome[(tool, fmt)] and outcome[(other, fmt)]:
+                        only[tool].append(f"{name} → {fmt}: {other}: {'; '.join(outcome[(other, fmt)])}")
+                if args.baseline and bool(outcome[("mediad", fmt)]) != bool(outcome[("before", fmt)]):
+                    side = "lost" if outcome[("mediad", fmt)] else "gained"
+                    why = outcome[("mediad", fmt)] or outcome[("before", fmt)]
+                    changed[side].append(f"{name} → {fmt}: {'; '.join(why)}")
+            print(f"{'OK  ' if not rows else 'MISS'} [{kind}] {name}" + "".join(f"\n       {r}" for r in rows),
+                  flush=True)
+    total = sum(totals.values())
+    print(f"\n{total} files ({', '.join(f'{count} {kind}' for kind, count in sorted(totals.items()))})")
+    for kind in sorted(totals):
+        print(f"\n{kind} ({totals[kind]} files, {2 * totals[kind]} file × target cases):")
+        for tool, fmt in keys:
+            count = kept.get((kind, tool, fmt), 0)
+            print(f"  {tool:6} → {fmt}: {count}/{totals[kind]} lossless ({100 * count / totals[kind]:.1f} %)")
+        for tool in names:
+            count = kept.get((kind, tool, "mp4"), 0) + kept.get((kind, tool, "mkv"), 0)
+            print(f"  {tool:6} overall: {count}/{2 * totals[kind]} ({100 * count / (2 * totals[kind]):.1f} %)")
+    print(f"\nall ({total} files, {2 * total} cases):")
+    for tool in names:
+        count = sum(value for (kind, name, fmt), value in kept.items() if name == tool)
+        print(f"  {tool:6} overall: {count}/{2 * total} ({100 * count / max(2 * total, 1):.1f} %)")
+    for tool, cases in only.items():
+        print(f"\nkept by {tool} only ({len(cases)}):" + "".join(f"\n  {case}" for case in cases))
+    if args.baseline:
+        for side, cases in changed.items():
+            print(f"\nmediad against before, {side} ({len(cases)}):" + "".join(f"\n  {case}" for case in cases))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,20 @@ import Testing
         #expect(InputSniffer.sniff(head: hevc) == .container(.hevc))
     }
 
+    /// Motion JPEG 2000 opens with JPEG 2000's signature box before its `ftyp`; raw MPEG-4 Part 2 video with
+    /// a visual object sequence and, soon after, a video object layer. A JPEG 2000 still image is not the
+    /// former, and an Annex-B stream's start codes are not the latter.
+    @Test func recognisesMotionJPEG2000AndRawMPEG4Video() {
+        let signature: [UInt8] = [0, 0, 0, 12] + Array("jP  ".utf8) + [0x0D, 0x0A, 0x87, 0x0A]
+        let motion = signature + [0, 0, 0, 24] + Array("ftypmjp2".utf8) + [0, 0, 0, 0] + Array("mjp2mj2s".utf8)
+        #expect(InputSniffer.sniff(head: motion) == .container(.mp4))
+        let still = signature + [0, 0, 0, 20] + Array("ftypjp2 ".utf8) + [0, 0, 0, 0] + Array("jp2 ".utf8)
+        #expect(InputSniffer.sniff(head: still) != .container(.mp4))
+        let mpeg4: [UInt8] = [0, 0, 1, 0xB0, 1, 0, 0, 1, 0xB5, 0x89, 0x13, 0, 0, 1, 0, 0, 0, 1, 0x20, 0, 0xC4, 0x8D]
+        #expect(InputSniffer.sniff(head: mpeg4) == .container(.mpeg4Video))
+        #expect(InputSniffer.sniff(head: Array(mpeg4.prefix(12))) != .container(.mpeg4Video))
+    }
+
     @Test func skipsID3BeforeADTS() {
         let id3: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 4] + [1, 2, 3, 4]
         #expect(InputSniffer.sniff(head: id3 + [0xFF, 0xF1, 0x50, 0x80, 0x02, 0x1F, 0xFC]) == .container(.adts))

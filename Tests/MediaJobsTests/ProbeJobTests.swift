@@ -74,11 +74,13 @@ import Testing
         #expect(error?.code == .unsupportedFormat)
     }
 
+    /// Cut in half, the file has lost its `moov` (at the end): nothing is left to describe.
     @Test func reportsATruncatedMP4AsTruncated() throws {
         let scratch = try Scratch("probe")
         let whole = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.h264AacMP4()))
         let path = try scratch.write("cut.mp4", [UInt8](whole.prefix(whole.count / 2)))
         let error = #expect(throws: MediaError.self) { try ProbeJob(input: path).run() }
         #expect(error?.code == .truncatedInput)
+        #expect(error?.message.hasSuffix("what is left has no 'moov' box (no track descriptions)") == true)
     }
 }

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Every file in ../shared/media/real: the ones marked ok must probe and remux losslessly to mp4 and mkv;
-/// the ones broken on purpose must fail with a clear code, never crash.
+/// the ones broken on purpose must be salvaged with a warning or fail with a clear code, never crash.
 @Suite struct RealMediaTests {
     static let okFiles = RealMedia.all().filter { $0.expect == "ok" }
     static let brokenFiles = RealMedia.all().filter { $0.expect == "broken" }
@@ -81,16 +81,35 @@ import Testing
         }
     }
 
+    /// A broken file is salvaged, with a warning that names the damage and every packet libav reads of
+    /// each copied track (ffprobe's count), or, with nothing usable in it, fails with a clear code and
+    /// leaves nothing behind. Decoding is not compared: concealing a damaged stream's errors is not
+    /// deterministic across decoder threads.
     @Test(arguments: brokenFiles)
-    func brokenFilesFailWithAClearCode(file: RealMedia) throws {
+    func brokenFilesAreSalvagedOrFailWithAClearCode(file: RealMedia) throws {
         let scratch = try Scratch("real")
-        let error = #expect(throws: MediaError.self) {
-            try RemuxJob(input: file.path, output: scratch.file("out.mp4"), options: try .init(format: .mp4))
+        let output = scratch.file("out.mkv")
+        do {
+            let result = try RemuxJob(input: file.path, output: output, options: try .init(format: .mkv))
                 .run(JobContext())
+            #expect(
+                result.warnings.contains { $0.hasPrefix("truncated_input: ") || $0.hasPrefix("invalid_input: ") },
+                "\(file.name): \(result.warnings)")
+            let kinds = try Oracle.streams(file.path).map { $0["codec_type"] as? String ?? "" }
+            // libav's raw ADTS reader hands a cut last frame over short; mediad's own leaves it out.
+            let cutFrame = result.warnings.contains { $0.contains("that last frame could not be read") } ? 1 : 0
+            for track in result.tracks where track.codec != "amr_nb" {
+                let position = kinds.prefix(track.inputIndex).filter { $0 == track.kind }.count
+                let spec = "\(track.kind.prefix(1)):\(position)"
+                #expect(
+                    track.packets + cutFrame == (try Oracle.packetCount(file.path, stream: spec)),
+                    "\(file.name) \(spec)")
+            }
+        } catch let error as MediaError {
+            let clear: Set<MediaError.Code> = [.truncatedInput, .invalidInput, .unsupportedFormat]
+            #expect(clear.contains(error.code), "\(file.name): \(error)")
+            #expect(!error.message.isEmpty)
+            #expect(try scratch.listing().isEmpty)
         }
-        let clear: Set<MediaError.Code> = [.truncatedInput, .invalidInput, .unsupportedFormat]
-        #expect(error.map { clear.contains($0.code) } == true, "\(file.name): \(String(describing: error))")
-        #expect(error?.message.isEmpty == false)
-        #expect(try scratch.listing().isEmpty)
     }
 }

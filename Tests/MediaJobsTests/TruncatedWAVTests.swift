@@ -4,9 +4,9 @@ import MediaCore
 import TestSupport
 import Testing
 
-/// WAV headers that promise more samples than the file holds fail with `truncated_input`; the sizes
-/// streaming writers leave "unknown" (0, 0xFFFFFFFF, and the 0x7FFFFFFF and 0x7FFFF000 of arecord and
-/// SoX) still encode every sample there is.
+/// WAV headers that promise more samples than the file holds: encode fails them with `truncated_input`,
+/// remux salvages what is there and says what was lost; the sizes streaming writers leave "unknown" (0,
+/// 0xFFFFFFFF, and the 0x7FFFFFFF and 0x7FFFF000 of arecord and SoX) still encode every sample there is.
 @Suite struct TruncatedWAVTests {
     /// `Fixtures.wav()`: 2 s of 44.1 kHz stereo s16, 88,200 sample frames.
     static let fixtureSamples: Int64 = 88_200
@@ -60,19 +60,30 @@ import Testing
         #expect(error?.message.contains("declares 4294967040 bytes, but the file has only 1024") == true)
     }
 
-    /// Remux and probe read WAV through the same check.
-    @Test func truncatedWAVFailsEveryKind() throws {
+    /// Remux salvages a cut WAV by default, as the ffmpeg CLI copies it: every whole sample there is, and
+    /// a `truncated_input` warning with the seconds lost; `damaged=refuse` refuses it, and probe describes
+    /// it with the same finding. Encode, which takes no `damaged` option, refuses it (above).
+    @Test func aCutWAVIsSalvagedByRemuxAndDescribedByProbe() throws {
         let scratch = try Scratch("wavkinds")
         let bytes = try Self.fixture()
         let input = try scratch.write("input.wav", Array(bytes.prefix(bytes.count - 1000)))
-        let remux = #expect(throws: MediaError.self) {
-            try RemuxJob(
-                input: input, output: scratch.file("output.mkv"), options: try .init(parsing: ["format": "mkv"])
-            )
-            .run(JobContext())
+        let (output, result) = try remux(input, to: .mkv, in: scratch)
+        let warning = try #require(result.warnings.first)
+        #expect(
+            warning.hasPrefix(
+                "truncated_input: the WAV 'data' chunk declares 352800 bytes, but the file has only 351800 after its "
+                    + "header (its last 0.006 s of 2.000 s); the output lasts 1.99"), "\(warning)")
+        let kept = try Oracle.decodeAudio(output, stream: "a:0")
+        #expect(kept == (try Oracle.decodeAudio(input, stream: "a:0")))
+        #expect((try Oracle.decodeAudio(try Fixtures.wav(), stream: "a:0")).starts(with: kept))
+        #expect(kept.count == 351_800 / 2)
+        let refused = #expect(throws: MediaError.self) {
+            try remux(input, to: .mkv, in: scratch, ["damaged": "refuse"])
         }
-        #expect(remux?.code == .truncatedInput)
-        #expect((#expect(throws: MediaError.self) { try ProbeJob(input: input).run() })?.code == .truncatedInput)
+        #expect(refused?.code == .truncatedInput)
+        #expect(
+            try ProbeJob(input: input).run().warnings?.first?.hasPrefix("truncated_input: the WAV 'data' chunk") == true
+        )
     }
 
     @Test(arguments: [0, 0xFFFF_FFFF, 0x7FFF_FFFF, 0x7FFF_F000] as [UInt32])

@@ -113,7 +113,7 @@ import Testing
         #expect(refused.status == 1)
         #expect(
             refused.stderr
-                == "error: unsupported_format: the input is an HLS playlist, not a media format this job accepts (MP4/MOV, Matroska, MPEG-TS, FLV, ASF, WAV, ADTS AAC, H.264 Annex-B, H.265 Annex-B)\n"
+                == "error: unsupported_format: the input is an HLS playlist, not a media format this job accepts (MP4/MOV, Matroska, MPEG-TS, FLV, ASF, WAV, ADTS AAC, H.264 Annex-B, H.265 Annex-B, raw MPEG-4 video)\n"
         )
         let unknownExtension = try mediad("remux", try Fixtures.h264AacMP4(), "-o", scratch.file("out.xyz"))
         #expect(unknownExtension.status == 1)

@@ -25,6 +25,11 @@ public final class ADTSReader {
     /// File offset of `buffer[0]`.
     private var bufferOffset: Int64 = 0
     private var atEnd = false
+    /// Whether a last frame (or frame header) that the end of the file cuts ends the stream, as libav's
+    /// demuxer ends it, instead of failing with `truncated_input`.
+    public var salvagesCutEnd = false
+    /// The cut that ended the stream when `salvagesCutEnd`, as a `truncated_input` message.
+    public private(set) var cutEnd: String? = nil
 
     /// Opens `path` and reads the first frame header; throws if the file does not start like ADTS AAC.
     public init(path: String) throws {
@@ -59,10 +64,12 @@ public final class ADTSReader {
                     + "only frames with one block are supported")
         }
         guard try fill(header.frameLength) else {
-            throw MediaError(
-                .truncatedInput,
+            let message =
                 "the ADTS frame at byte \(offset) is \(header.frameLength) bytes long but the file ends after "
-                    + "\(available) bytes")
+                + "\(available) bytes"
+            guard salvagesCutEnd else { throw MediaError(.truncatedInput, message) }
+            cutEnd = message
+            return nil
         }
         let payload = Array(buffer[(cursor + header.headerLength)..<(cursor + header.frameLength)])
         cursor += header.frameLength
@@ -76,7 +83,10 @@ public final class ADTSReader {
         let offset = position
         guard try fill(7) else {
             if buffer[cursor] == 0xFF {
-                throw MediaError(.truncatedInput, "the ADTS input ends inside a frame header at byte \(offset)")
+                let message = "the ADTS input ends inside a frame header at byte \(offset)"
+                guard salvagesCutEnd else { throw MediaError(.truncatedInput, message) }
+                cutEnd = message
+                return nil
             }
             throw MediaError(.invalidInput, "the ADTS input has \(available) stray bytes at byte \(offset)")
         }

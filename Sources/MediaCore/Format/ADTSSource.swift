@@ -13,8 +13,11 @@ public final class ADTSSource: PacketSource {
     public private(set) var frameCount: Int64 = 0
     public let averageBitRate: Int64
 
-    public init(path: String) throws {
+    /// Opens `path`; with `salvagesCutEnd`, a last frame the end of the file cuts ends the stream (`cutEnd`
+    /// says so) instead of failing with `truncated_input`.
+    public init(path: String, salvagesCutEnd: Bool = false) throws {
         reader = try ADTSReader(path: path)
+        reader.salvagesCutEnd = salvagesCutEnd
         let format = reader.format
         let sampleRate = Int32(format.sampleRate ?? 0)
         let par = parameters.pointer
@@ -26,12 +29,17 @@ public final class ADTSSource: PacketSource {
         let channels = format.channelConfiguration == 7 ? 8 : format.channelConfiguration
         av_channel_layout_default(&par.pointee.ch_layout, Int32(channels))
         try parameters.setExtradata(format.audioSpecificConfig)
-        averageBitRate = try Self.averageBitRate(path: path, sampleRate: Int64(sampleRate))
+        averageBitRate = try Self.averageBitRate(
+            path: path, sampleRate: Int64(sampleRate), salvagesCutEnd: salvagesCutEnd)
     }
 
+    /// The `truncated_input` message of the cut that ended the stream early, once read to it.
+    public var cutEnd: String? { reader.cutEnd }
+
     /// Bits per second of AAC payload, from a first pass over every frame (raw ADTS states no rate).
-    private static func averageBitRate(path: String, sampleRate: Int64) throws -> Int64 {
+    private static func averageBitRate(path: String, sampleRate: Int64, salvagesCutEnd: Bool) throws -> Int64 {
         let counter = try ADTSReader(path: path)
+        counter.salvagesCutEnd = salvagesCutEnd
         var frames: Int64 = 0
         var bytes: Int64 = 0
         while let payload = try counter.next() {

@@ -17,8 +17,25 @@ struct ISOTableLayout {
         "stz2", "saiz", "tfra",
     ]
 
-    /// The layout of the table box `box`, nil when `box` is not a table.
+    /// The layout of the table box `box`, nil when `box` is not a table, or when it is too short to hold
+    /// its entry count: a finding for the walker's recorder (libav reads the count from the bytes after
+    /// the box, with a warning), and a box no check reads further.
     init?(of box: ISOBox, in walker: ISOBoxWalker) throws {
+        do {
+            guard let layout = try Self.layout(of: box, in: walker) else { return nil }
+            self = layout
+        } catch let error as TooShort {
+            try walker.recorder.found(error.error)
+            return nil
+        }
+    }
+
+    /// A table box too short to hold its entry count.
+    private struct TooShort: Error {
+        let error: MediaError
+    }
+
+    private static func layout(of box: ISOBox, in walker: ISOBoxWalker) throws -> ISOTableLayout? {
         guard Self.tableTypes.contains(box.type) else { return nil }
         let content = box.content
         guard content.count >= 8 else { throw Self.tooShort(box) }
@@ -42,8 +59,7 @@ struct ISOTableLayout {
             // Per sample: duration, size, flags and composition offset, each when its flag is set.
             (countOffset, bytesPerEntry) = (0, 4 * UInt64((flags & 0xF00).nonzeroBitCount))
         case "stz2", "saiz", "tfra":
-            self = try Self.packedTable(box, version: version, flags: flags, in: walker)
-            return
+            return try Self.packedTable(box, version: version, flags: flags, in: walker)
         default:
             return nil
         }
@@ -53,7 +69,8 @@ struct ISOTableLayout {
         let count = walker.uint32(at: body + countOffset)
         // A run's data_offset and first_sample_flags come after its count when present.
         let runFields = box.type == "trun" ? (flags & 1 != 0 ? 4 : 0) + (flags & 4 != 0 ? 4 : 0) : 0
-        self.init(headerBytes: countOffset + 4 + runFields, count: count, entryBytes: UInt64(count) * bytesPerEntry)
+        return ISOTableLayout(
+            headerBytes: countOffset + 4 + runFields, count: count, entryBytes: UInt64(count) * bytesPerEntry)
     }
 
     private init(headerBytes: Int, count: UInt32, entryBytes: UInt64) {
@@ -94,19 +111,33 @@ struct ISOTableLayout {
         }
     }
 
-    /// Throws `invalid_input` unless the entries fit in the box.
-    func check(_ box: ISOBox, fileOffset: Int64) throws {
+    /// Checks that the entries fit in the box. libav reads a table's entries on past its box, into the
+    /// boxes that follow, and fails only at the end of the file: entries that fit in the rest of the file
+    /// are a finding for the walker's recorder (libav passes them with a warning), entries that do not
+    /// are `invalid_input` in any case (libav fails too, after allocating for them all).
+    func check(_ box: ISOBox, in walker: ISOBoxWalker) throws {
         let available = box.content.count - 4 - headerBytes
-        guard available >= 0 else { throw Self.tooShort(box) }
-        guard entryBytes <= UInt64(available) else {
-            throw MediaError(
-                .invalidInput,
-                "the '\(box.type)' box declares \(count) entries, \(entryBytes) bytes of them, but holds only "
-                    + "\(available) bytes of entries (at byte \(fileOffset + Int64(box.start)))")
+        guard available >= 0 else { return try walker.recorder.found(Self.tooShort(box).error) }
+        guard entryBytes > UInt64(available) else { return }
+        let at = walker.fileOffset + Int64(box.start)
+        let problem =
+            "the '\(box.type)' box declares \(count) entries, \(entryBytes) bytes of them, but holds only "
+            + "\(available) bytes of entries (at byte \(at))"
+        let entriesStart = walker.fileOffset + Int64(box.content.lowerBound + 4 + headerBytes)
+        guard entryBytes <= UInt64(max(0, walker.fileSize - entriesStart)) else {
+            throw MediaError(.invalidInput, problem + ", more than the rest of the file holds")
         }
+        try walker.recorder.found(
+            MediaError(.invalidInput, problem + "; libav reads the rest from the bytes that follow it"))
     }
 
-    private static func tooShort(_ box: ISOBox) -> MediaError {
-        MediaError(.invalidInput, "the '\(box.type)' box is too short to hold its entry count")
+    /// How many whole entries of `bytesPerEntry` bytes the box holds after `headerBytes` (of the content
+    /// after version and flags): what this check reads of a table that claims more.
+    static func entriesHeld(in box: ISOBox, headerBytes: Int, bytesPerEntry: Int) -> Int {
+        max(0, box.content.count - 4 - headerBytes) / max(1, bytesPerEntry)
+    }
+
+    private static func tooShort(_ box: ISOBox) -> TooShort {
+        TooShort(error: MediaError(.invalidInput, "the '\(box.type)' box is too short to hold its entry count"))
     }
 }

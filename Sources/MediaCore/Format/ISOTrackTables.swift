@@ -2,9 +2,11 @@
 /// per chunk (`stsc`) and sample sizes (`stsz`/`stz2`), kept as positions in the `moov` buffer.
 ///
 /// libav reads a sample at the offset these tables give and, past the end of the file, quietly gets
-/// nothing: a file whose samples are not in it demuxed to empty outputs and "succeeded". Every chunk must
-/// therefore end inside the file, else the input is `truncated_input`, the same as an `mdat` that runs
-/// past the end.
+/// nothing and stops: a file whose samples are not in it demuxed to empty outputs and "succeeded". A chunk
+/// that ends past the end of the file is therefore `truncated_input`, the same as an `mdat` that runs past
+/// the end: refused, or recorded for the job's warnings when salvaged.
+///
+/// Counts are read as far as their boxes hold entries (a table may claim more, see `ISOTableLayout`).
 struct ISOTrackTables {
     /// How the track states its sample sizes.
     enum SampleSizes {
@@ -28,27 +30,44 @@ struct ISOTrackTables {
     /// Notes the table `box`, whose entries `ISOTableLayout` has found to fit in it.
     mutating func record(_ box: ISOBox, in walker: ISOBoxWalker) {
         let body = box.content.lowerBound + 4
+        // A box too short for its counts (a finding already) is not read.
+        let needed = ["stco": 8, "co64": 8, "stsc": 8, "stsz": 12, "stz2": 12][box.type] ?? 0
+        guard box.content.count >= needed else { return }
         switch box.type {
         case "stco", "co64":
-            chunkOffsets = (body + 4, Int(walker.uint32(at: body)), box.type == "stco" ? 4 : 8)
+            let width = box.type == "stco" ? 4 : 8
+            chunkOffsets = (body + 4, held(box, count: walker.uint32(at: body), after: 4, width: width), width)
         case "stsc":
-            chunkRuns = (body + 4, Int(walker.uint32(at: body)))
+            chunkRuns = (body + 4, held(box, count: walker.uint32(at: body), after: 4, width: 12))
         case "stsz":
             let size = walker.uint32(at: body)
             let count = walker.uint32(at: body + 4)
             sampleSizes =
-                size == 0 ? .table(start: body + 8, count: Int(count), bits: 32) : .constant(size: size, count: count)
+                size == 0
+                ? .table(start: body + 8, count: held(box, count: count, after: 8, width: 4), bits: 32)
+                : .constant(size: size, count: count)
         case "stz2":
-            sampleSizes = .table(
-                start: body + 8, count: Int(walker.uint32(at: body + 4)), bits: Int(walker.uint8(at: body + 3)))
+            let bits = Int(walker.uint8(at: body + 3))
+            let count = Int(walker.uint32(at: body + 4))
+            let room = (box.content.count - 12) * 8 / max(1, bits)
+            sampleSizes = .table(start: body + 8, count: max(0, min(count, room)), bits: bits)
         default:
             break
         }
     }
 
-    /// Throws `truncated_input` when a chunk of track `track` (counted from 0) ends past `fileSize`.
-    func checkExtents(in walker: ISOBoxWalker, fileSize: Int64, track: Int) throws {
+    /// The entries of `count` that the box holds, `width` bytes each after `after` bytes of its body.
+    private func held(_ box: ISOBox, count: UInt32, after: Int, width: Int) -> Int {
+        min(Int(count), ISOTableLayout.entriesHeld(in: box, headerBytes: after, bytesPerEntry: width))
+    }
+
+    /// Finds (`truncated_input`) the chunks of track `track` (counted from 0) that end past the end of
+    /// the file: the first is named, with how many there are.
+    func checkExtents(in walker: ISOBoxWalker, track: Int) throws {
+        let fileSize = walker.fileSize
         guard let offsets = chunkOffsets, let runs = chunkRuns, let sizes = sampleSizes else { return }
+        var firstPast: (chunk: Int, start: UInt64, end: String)? = nil
+        var chunksPast = 0
         var run = -1
         var nextSample = 0
         for chunk in 1..<(offsets.count + 1) {
@@ -71,18 +90,26 @@ struct ISOTrackTables {
             let start = offsets.width == 4 ? UInt64(walker.uint32(at: at)) : walker.uint64(at: at)
             let (end, overflow) = start.addingReportingOverflow(bytes)
             guard overflow || end > UInt64(fileSize) else { continue }
-            throw MediaError(
-                .truncatedInput,
-                "chunk \(chunk) of track \(track) declares bytes \(start) to \(overflow ? "\(start) + \(bytes)" : "\(end)"), "
-                    + "but the file has only \(fileSize) bytes")
+            chunksPast += 1
+            if firstPast == nil { firstPast = (chunk, start, overflow ? "\(start) + \(bytes)" : "\(end)") }
         }
-        if case .constant(let size, let count) = sizes,
+        if let first = firstPast {
+            let others =
+                chunksPast > 1
+                ? " (and \(chunksPast - 1) later chunk\(chunksPast == 2 ? "" : "s") of its \(offsets.count))" : ""
+            try walker.recorder.found(
+                MediaError(
+                    .truncatedInput,
+                    "chunk \(first.chunk) of track \(track) declares bytes \(first.start) to \(first.end), "
+                        + "but the file has only \(fileSize) bytes" + others))
+        } else if case .constant(let size, let count) = sizes,
             Self.bytes(of: UInt64(count), samplesOf: size) > UInt64(fileSize)
         {
-            throw MediaError(
-                .truncatedInput,
-                "track \(track) declares \(count) samples of \(size) bytes, "
-                    + "but the file has only \(fileSize) bytes")
+            try walker.recorder.found(
+                MediaError(
+                    .truncatedInput,
+                    "track \(track) declares \(count) samples of \(size) bytes, "
+                        + "but the file has only \(fileSize) bytes"))
         }
     }
 

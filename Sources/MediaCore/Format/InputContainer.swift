@@ -16,6 +16,9 @@ public enum InputContainer: String, Sendable, Codable, CaseIterable {
     case h264
     /// Raw H.265 Annex-B byte stream.
     case hevc
+    /// Raw MPEG-4 Part 2 video (an elementary stream of visual objects, often named `.m4v`), timed by the
+    /// frame rate its video object layer states.
+    case mpeg4Video = "m4v"
     /// RIFF/WAVE PCM.
     case wav
 
@@ -30,6 +33,7 @@ public enum InputContainer: String, Sendable, Codable, CaseIterable {
         case .adts: "aac"
         case .h264: "h264"
         case .hevc: "hevc"
+        case .mpeg4Video: "m4v"
         case .wav: "wav"
         }
     }
@@ -45,6 +49,7 @@ public enum InputContainer: String, Sendable, Codable, CaseIterable {
         case .adts: "ADTS AAC"
         case .h264: "H.264 Annex-B"
         case .hevc: "H.265 Annex-B"
+        case .mpeg4Video: "raw MPEG-4 video"
         case .wav: "WAV"
         }
     }

@@ -17,6 +17,13 @@ public final class InputFile {
     /// An ISO file with movie fragments (`moof`), whose index grows as the fragments are read; false for
     /// any other container.
     public let hasMovieFragments: Bool
+    /// What is cut or malformed in the input (salvaged under `policy.damaged`): found before libav read
+    /// it, and, once reading ends, the error that ended it early. Empty for a sound file.
+    public private(set) var damage: InputDamage
+    /// Packets read so far, by stream index.
+    public private(set) var packetsRead: [Int: Int] = [:]
+    /// Where the packets read so far end (largest pts + duration), by stream index, in the stream's time base.
+    public private(set) var readEnds: [Int: Int64] = [:]
     private var io: UnsafeMutablePointer<AVIOContext>?
 
     /// Sniffs `path` and opens it if it is one of `accepted`, else throws `unsupported_format`.
@@ -32,9 +39,15 @@ public final class InputFile {
         self.path = path
         self.container = container
         self.size = InputFile.fileSize(path)
-        hasMovieFragments =
-            container == .mp4 ? try ISOBoxValidator.validate(path: path, maxTracks: Int(policy.maxStreams)) : false
-        if container == .wav { try WAVHeaderValidator.validate(path: path) }
+        if container == .mp4 {
+            let inspection = try ISOBoxValidator.validate(
+                path: path, maxTracks: Int(policy.maxStreams), damaged: policy.damaged)
+            hasMovieFragments = inspection.fragmented
+            damage = inspection.damage
+        } else {
+            hasMovieFragments = false
+            damage = container == .wav ? try WAVHeaderValidator.validate(path: path, damaged: policy.damaged) : .init()
+        }
 
         var io: UnsafeMutablePointer<AVIOContext>? = nil
         let ioOptions = LibavDictionary(["protocol_whitelist": "file"])
@@ -71,7 +84,12 @@ public final class InputFile {
             if detail?.contains("max_streams") == true {
                 throw MediaError(.invalidInput, "the input has more than \(policy.maxStreams) streams, over the limit")
             }
-            throw LibavError.error(opened, "cannot read \(container.displayName) input", detail: detail)
+            let failure = LibavError.error(opened, "cannot read \(container.displayName) input", detail: detail)
+            // Salvaging found the file cut short, and what is left is not enough for libav to read.
+            if let cut = damage.findings.first(where: { $0.code == .truncatedInput }) {
+                throw MediaError(.truncatedInput, "\(cut.message); what is left cannot be read (\(failure.message))")
+            }
+            throw failure
         }
         context = contextPointer!
         self.context = context
@@ -142,11 +160,36 @@ public final class InputFile {
     public var streams: [UnsafeMutablePointer<AVStream>] { (0..<streamCount).map(stream) }
 
     /// Reads the next packet; returns false at the end of the file.
+    ///
+    /// A read error of the input's data (not of the disk) ends the reading as the end of the file would
+    /// when the policy salvages damaged input, as the ffmpeg CLI ends its reading, and is kept in
+    /// `damage`; it throws otherwise.
     public func read(into packet: Packet) throws -> Bool {
         packet.unref()
         let result = av_read_frame(context, packet.pointer)
         if result == mediad_averror_eof() { return false }
-        try LibavError.check(result, "reading \(container.displayName) input")
+        if result < 0 {
+            let detail = LibavLog.takeLastError()
+            let error = LibavError.error(result, "reading \(container.displayName) input", detail: detail)
+            guard policy.damaged == .salvage, [.invalidInput, .truncatedInput].contains(error.code) else { throw error }
+            damage.append(
+                MediaError(
+                    error.code,
+                    "reading stopped at byte \(position) of \(size): \(LibavError.text(result))"
+                        + (detail.map { " (\($0))" } ?? "")))
+            return false
+        }
+        let index = packet.streamIndex
+        // The cover libav makes of a picture track's first sample comes first, sharing its buffer: not a
+        // sample of the track's tables.
+        let cover = stream(index).pointee.attached_pic.buf
+        if cover == nil || packet.pointer.pointee.buf?.pointee.data != cover?.pointee.data {
+            packetsRead[index, default: 0] += 1
+        }
+        if let start = packet.pts ?? packet.dts {
+            let (end, overflow) = start.addingReportingOverflow(max(0, packet.duration))
+            if !overflow { readEnds[index] = max(readEnds[index] ?? end, end) }
+        }
         return true
     }
 

@@ -11,15 +11,26 @@ public struct InputPolicy: Sendable {
     public var probeSize: Int = 16 * 1024 * 1024
     /// Microseconds of media libav may analyse while probing.
     public var analyzeDuration: Int = 10_000_000
-    /// Streams past this count make the open fail.
-    public var maxStreams: Int32 = 64
+    /// Streams past this count make the open fail: libav's own default, which no real file reaches (one
+    /// with a hundred subtitle tracks is real).
+    public var maxStreams: Int32 = 1000
     /// Largest accepted video width or height.
     public var maxDimension: Int32 = 16384
     /// Names of the libav decoders (e.g. `aac`, `h264`) that may run over this input.
     public var decoders: [String]
+    /// What a cut or partly malformed input gives (see `DamagedInput`): refused unless the job salvages
+    /// it, which a kind does when it can say in its warnings what was lost (its `damaged` option).
+    public var damaged: DamagedInput = .refuse
 
     public init(decoders: [String]) {
         self.decoders = decoders
+    }
+
+    /// This policy, with damaged input handled as `damaged` says.
+    public func handling(damaged: DamagedInput) -> InputPolicy {
+        var policy = self
+        policy.damaged = damaged
+        return policy
     }
 
     /// Whether the decoder called `name` may run over this input.

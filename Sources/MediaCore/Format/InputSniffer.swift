@@ -38,6 +38,10 @@ public enum InputSniffer {
                 "ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "styp", "sidx", "moof",
             ]
             if isoBoxes.contains(boxType) { return .container(.mp4) }
+            // Motion JPEG 2000 opens with JPEG 2000's signature box, then an `ftyp` of its brand.
+            if boxType == "jP  ", head.count >= 32, String(decoding: head[16..<32], as: UTF8.self).contains("mjp2") {
+                return .container(.mp4)
+            }
         }
         if head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return .container(.matroska) }
         if head.starts(with: Array("FLV".utf8) + [0x01]) { return .container(.flv) }
@@ -50,9 +54,22 @@ public enum InputSniffer {
             if adtsStart < head.count - 1, ADTSHeader.isSync(head, at: adtsStart) { return .container(.adts) }
             if adtsStart > 0 { return .foreign("an ID3 tag not followed by ADTS AAC (MP3?)") }
         }
+        if isMPEG4Video(head) { return .container(.mpeg4Video) }
         if let kind = AnnexB.sniffCodec(head) { return .container(kind) }
         if let what = ForeignFormat.identify(head) { return .foreign(what) }
         return .unrecognized
+    }
+
+    /// Raw MPEG-4 Part 2 video: a visual object sequence (`00 00 01 B0`), a visual object (`B5`) or a
+    /// video object (`00`–`1F`) start code first, and a video object layer (`20`–`2F`) soon after, which
+    /// every such stream needs before its first picture.
+    private static func isMPEG4Video(_ head: [UInt8]) -> Bool {
+        guard head.count >= 8, head.starts(with: [0, 0, 1]), [0xB0, 0xB5].contains(head[3]) || head[3] <= 0x1F
+        else { return false }
+        let window = head.prefix(256)
+        return (3..<max(3, window.count - 3)).contains {
+            window[$0] == 0 && window[$0 + 1] == 0 && window[$0 + 2] == 1 && (0x20...0x2F).contains(window[$0 + 3])
+        }
     }
 
     private static func isTransportStream(_ head: [UInt8]) -> Bool {

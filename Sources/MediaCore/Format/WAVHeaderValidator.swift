@@ -4,7 +4,7 @@ import Foundation
 ///
 /// libav reads a WAV whose `data` chunk claims more bytes than the file has up to the end of the file
 /// and stops there without a word, so a WAV cut in half encoded half its samples and "succeeded". mediad
-/// reports it as `truncated_input` instead. A writer that streams (to a pipe or socket) cannot go back to
+/// says so: `truncated_input`, refused or (salvaged) a finding for the job's warnings. A writer that streams (to a pipe or socket) cannot go back to
 /// fill in the sizes and leaves a sentinel there; such a file is valid and is read to its end.
 ///
 /// The format chunk must state at least one channel and a sample rate mediad can work with: libav takes
@@ -19,33 +19,47 @@ public enum WAVHeaderValidator {
     /// Channel counts accepted in a WAV header: libav's decoders refuse more than 512.
     public static let channelCounts = 1...512
 
-    /// Throws `truncated_input` when the `data` chunk, or a chunk before it, declares more bytes than
-    /// the file holds after its header, and `invalid_input` for a channel count or sample rate out of range.
-    public static func validate(path: String) throws {
+    /// Finds (`truncated_input`) a `data` chunk that declares more bytes than the file holds after its
+    /// header: thrown under `refuse`, returned under `salvage`. Throws `truncated_input` when a chunk before
+    /// the `data` chunk does (no sample is there), and `invalid_input` for a channel count or sample rate
+    /// out of range.
+    @discardableResult
+    public static func validate(path: String, damaged: DamagedInput = .refuse) throws -> InputDamage {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw MediaError(.ioError, "cannot open \(path)")
         }
         defer { try? handle.close() }
         let fileSize = Int64(try handle.seekToEnd())
+        let recorder = DamageRecorder(policy: damaged)
         var offset: Int64 = 12  // after "RIFF", the RIFF size and "WAVE"
+        var byteRate: UInt32 = 0
         while offset + 8 <= fileSize {
             try handle.seek(toOffset: UInt64(offset))
-            // The chunk header and, for 'fmt ', the fields up to the sample rate.
-            let header = [UInt8](try handle.read(upToCount: 16) ?? Data())
-            guard header.count >= 8 else { return }
+            // The chunk header and, for 'fmt ', the fields up to the byte rate.
+            let header = [UInt8](try handle.read(upToCount: 20) ?? Data())
+            guard header.count >= 8 else { return recorder.damage }
             let chunk = String(
                 decoding: header[0..<4].map { (0x20..<0x7F).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
             let size = littleEndian(header[4..<8])
             let available = fileSize - offset - 8
             if chunk == "data" {
-                guard !unknownDataSizes.contains(size), Int64(size) > available else { return }
-                throw MediaError(
-                    .truncatedInput,
-                    "the WAV 'data' chunk declares \(size) bytes, but the file has only \(available) after its header")
+                guard !unknownDataSizes.contains(size), Int64(size) > available else { return recorder.damage }
+                let missing =
+                    byteRate > 0
+                    ? String(
+                        format: " (its last %.3f s of %.3f s)", Double(Int64(size) - available) / Double(byteRate),
+                        Double(size) / Double(byteRate)) : ""
+                try recorder.found(
+                    MediaError(
+                        .truncatedInput,
+                        "the WAV 'data' chunk declares \(size) bytes, but the file has only \(available) after its header"
+                            + missing))
+                return recorder.damage
             }
-            if chunk == "fmt ", size >= 16, header.count == 16 {
+            if chunk == "fmt ", size >= 16, header.count == 20 {
                 try checkFormat(
                     channels: Int(littleEndian(header[10..<12])), sampleRate: Int(littleEndian(header[12..<16])))
+                byteRate = littleEndian(header[16..<20])
             }
             guard Int64(size) <= available else {
                 throw MediaError(
@@ -55,6 +69,7 @@ public enum WAVHeaderValidator {
             }
             offset += 8 + Int64(size) + Int64(size % 2)
         }
+        return recorder.damage
     }
 
     private static func checkFormat(channels: Int, sampleRate: Int) throws {

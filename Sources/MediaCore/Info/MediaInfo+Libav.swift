@@ -14,6 +14,8 @@ extension MediaInfo {
             size: input.size,
             tags: tags.isEmpty ? nil : tags,
             tracks: input.streams.map(Track.init(describing:)))
+        let damage = input.damageWarnings(streams: [], readToEnd: false, outputDuration: nil)
+        warnings = damage.isEmpty ? nil : damage
     }
 }
 

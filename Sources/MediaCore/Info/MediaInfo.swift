@@ -15,9 +15,12 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     /// Container-level tags such as `creation_time`, `title`, `encoder`.
     public var tags: [String: String]?
     public var tracks: [Track]
+    /// What is cut short or malformed in the file, each starting with its code (`truncated_input: …`,
+    /// `invalid_input: …`); absent for a sound file.
+    public var warnings: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case container, duration, size, tags, tracks
+        case container, duration, size, tags, tracks, warnings
         case formatName = "format_name"
         case majorBrand = "major_brand"
         case bitRate = "bit_rate"

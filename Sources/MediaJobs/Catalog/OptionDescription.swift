@@ -1,3 +1,5 @@
+import MediaCore
+
 /// What one job option is, for people and tools: the CLI's help, the OpenAPI check, a web console.
 public struct OptionDescription: Sendable, Equatable {
     /// How the option's value is written.
@@ -49,4 +51,10 @@ public struct OptionDescription: Sendable, Equatable {
         OptionDescription(
             name, .choice, default: defaultValue?.rawValue, allowed: values.allCases.map(\.rawValue), help: help)
     }
+
+    /// The `damaged` option of the kinds that read media (see `DamagedInput`).
+    public static let damaged = choice(
+        "damaged", of: DamagedInput.self, default: .salvage,
+        help: "A cut or partly malformed input: salvage what can be read, saying in the warnings what was lost "
+            + "(truncated_input), or refuse it.")
 }

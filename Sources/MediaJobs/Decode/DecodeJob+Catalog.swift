@@ -31,6 +31,7 @@ extension DecodeJob.Options: JobOptionSet {
         .choice(
             "sample_format", of: SampleFormat.self, default: .s16le,
             help: "The output's sample format (audio only); WAV takes the little-endian ones."),
+        .damaged,
     ]
 }
 

@@ -18,7 +18,9 @@ public struct DecodeJob: Sendable {
 
     func run(_ context: JobContext) throws -> DecodeResult {
         try options.validate()
-        let file = try InputFile(path: input, accepting: Self.acceptedInputs, policy: .decoding)
+        let file = try InputFile(
+            path: input, accepting: Self.acceptedInputs, policy: InputPolicy.decoding.handling(damaged: options.damaged)
+        )
         try file.findStreamInfo()
         let audio = file.streams.first { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
         let video = file.streams.first { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
@@ -32,11 +34,22 @@ public struct DecodeJob: Sendable {
                 "the \(file.container.displayName) input has no \(format.isVideo ? "video" : "audio") track")
         }
         for other in file.streams where other != track { other.pointee.discard = AVDISCARD_ALL }
-        if format.isVideo {
-            return try VideoFrameDecode(file: file, stream: track, output: path, format: format).run(context)
+        var result: DecodeResult
+        do {
+            if format.isVideo {
+                result = try VideoFrameDecode(file: file, stream: track, output: path, format: format).run(context)
+            } else {
+                result = try AudioSampleDecode(
+                    file: file, stream: track, output: path, format: format, sampleFormat: options.sampleFormat
+                ).run(context)
+            }
+        } catch let error as MediaError where error.code == .invalidInput {
+            throw file.nothingRead(of: [Int(track.pointee.index)]) ?? error
         }
-        return try AudioSampleDecode(
-            file: file, stream: track, output: path, format: format, sampleFormat: options.sampleFormat
-        ).run(context)
+        result.warnings =
+            file.damageWarnings(
+                streams: [Int(track.pointee.index)], readToEnd: true, outputDuration: result.duration)
+            + result.warnings
+        return result
     }
 }

@@ -23,10 +23,13 @@ extension DecodeJob {
         /// nil: chosen by the input — its AAC track to WAV when it has one, else its video to Y4M.
         public var format: Format?
         public var sampleFormat: SampleFormat
+        /// What a cut or partly malformed input gives: what could be read, with a warning, or a refusal.
+        public var damaged: DamagedInput
 
-        public init(format: Format? = nil, sampleFormat: SampleFormat = .s16le) {
+        public init(format: Format? = nil, sampleFormat: SampleFormat = .s16le, damaged: DamagedInput = .salvage) {
             self.format = format
             self.sampleFormat = sampleFormat
+            self.damaged = damaged
         }
 
         /// Decodes stored options with the defaults and checks of `init(parsing:)`.
@@ -34,15 +37,18 @@ extension DecodeJob {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             format = try container.decodeIfPresent(Format.self, forKey: .format)
             sampleFormat = try container.decodeIfPresent(SampleFormat.self, forKey: .sampleFormat) ?? .s16le
+            damaged = try container.decodeIfPresent(DamagedInput.self, forKey: .damaged) ?? .salvage
             try validate()
         }
 
-        /// Reads `format` and `sample_format`; `sample_format` with a video format is `conflicting_options`.
+        /// Reads `format`, `sample_format` and `damaged`; `sample_format` with a video format is
+        /// `conflicting_options`.
         public init(parsing values: [String: String]) throws {
             var reader = OptionReader(values)
             format = try reader.choice("format", as: Format.self)
             let sampleFormat = try reader.choice("sample_format", as: SampleFormat.self)
             self.sampleFormat = sampleFormat ?? .s16le
+            damaged = try reader.choice("damaged", as: DamagedInput.self) ?? .salvage
             try reader.finish()
             if let format, format.isVideo, let sampleFormat {
                 throw MediaError(
@@ -63,7 +69,7 @@ extension DecodeJob {
         }
 
         enum CodingKeys: String, CodingKey {
-            case format
+            case format, damaged
             case sampleFormat = "sample_format"
         }
     }

@@ -16,18 +16,31 @@ extension DemuxJob: MediaJob {
     public static func run(
         _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
     ) throws -> DemuxResult {
-        try DemuxJob(input: inputs.path(of: "file"), outputDirectory: OutputDirectory.containing(output)).run(context)
+        try DemuxJob(
+            input: inputs.path(of: "file"), outputDirectory: OutputDirectory.containing(output),
+            damaged: options.damaged
+        ).run(context)
     }
 
-    /// Demux takes no options.
+    /// Demux's one option: what a cut or partly malformed input gives.
     public struct Options: JobOptionSet {
-        public static let descriptions: [OptionDescription] = []
+        public static let descriptions: [OptionDescription] = [.damaged]
 
-        public init() {}
+        public var damaged: DamagedInput
 
-        /// Accepts no key.
+        public init(damaged: DamagedInput = .salvage) { self.damaged = damaged }
+
+        /// Reads `damaged`.
         public init(parsing values: [String: String]) throws {
-            try OptionReader(values).finish()
+            var reader = OptionReader(values)
+            damaged = try reader.choice("damaged", as: DamagedInput.self) ?? .salvage
+            try reader.finish()
+        }
+
+        /// Decodes stored options (a record of an earlier version has none: salvage).
+        public init(from decoder: Swift.Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            damaged = try container.decodeIfPresent(DamagedInput.self, forKey: .damaged) ?? .salvage
         }
     }
 }

@@ -15,9 +15,11 @@ public struct DemuxJob: Sendable {
     var input: String
     /// Directory the files are written to; created if missing.
     var outputDirectory: String
+    var damaged: DamagedInput = .salvage
 
     func run(_ context: JobContext) throws -> DemuxResult {
-        let source = try InputFile(path: input, accepting: Self.acceptedInputs, policy: .streamCopy)
+        let source = try InputFile(
+            path: input, accepting: Self.acceptedInputs, policy: InputPolicy.streamCopy.handling(damaged: damaged))
         try source.findStreamInfo()
         var info = MediaInfo(describing: source)
         var kinds: [(stream: UnsafeMutablePointer<AVStream>, kind: ElementaryStreamExtractor.Kind)] = []
@@ -48,6 +50,7 @@ public struct DemuxJob: Sendable {
 
         let packet = Packet()
         var count = 0
+        var cutPackets: [Int] = []
         while try source.read(into: packet) {
             guard let extractor = extractors[packet.streamIndex] else { continue }
             count += 1
@@ -58,10 +61,22 @@ public struct DemuxJob: Sendable {
             if extractor.packetCount == 0, extractor.kind == .aac, packet.skipSamplesAtStart > 0 {
                 info.tracks[packet.streamIndex].primingSamples = packet.skipSamplesAtStart
             }
-            try extractor.write(packet)
+            // Asked before the write: a bitstream filter takes the packet's data.
+            let cut = source.isCut(packet)
+            do {
+                try extractor.write(packet)
+            } catch let error as MediaError where error.code == .invalidInput && cut {
+                // A sample the end of the file cuts, which the conversion to ADTS or Annex-B cannot read.
+                cutPackets.append(packet.streamIndex)
+            }
         }
+        if let nothing = source.nothingRead(of: Array(extractors.keys)) { throw nothing }
         var outputs: [String] = []
-        var warnings: [String] = []
+        var warnings =
+            source.damageWarnings(streams: extractors.keys.sorted(), readToEnd: true, outputDuration: nil)
+            + cutPackets.map {
+                "track \($0): its last sample, which the end of the file cuts, could not be converted and was left out"
+            }
         for (index, extractor) in extractors.sorted(by: { $0.key < $1.key }) {
             try extractor.finish()
             outputs.append(extractor.path)

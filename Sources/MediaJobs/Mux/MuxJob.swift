@@ -49,6 +49,9 @@ public struct MuxJob: Sendable {
     var video: String?
     var output: String
     var options: Options
+    /// Whether an ADTS input whose last frame the end of the file cuts is muxed without that frame, with a
+    /// `truncated_input` warning (remux's `damaged=salvage`), rather than refused.
+    var salvagesCutEnd = false
 
     func run(_ context: JobContext) throws -> MuxResult {
         let format = options.format
@@ -76,7 +79,7 @@ public struct MuxJob: Sendable {
             context.reportProgress(Double(bytes) / totalBytes)
         }
         // Audio first: its checks are cheap, the video's first pass reads the whole file.
-        let audioSource = try audio.map { try ADTSSource(path: $0) }
+        let audioSource = try audio.map { try ADTSSource(path: $0, salvagesCutEnd: salvagesCutEnd) }
         let videoSource = try videoInput.map {
             try AnnexBVideoSource(path: $0.path, codec: $0.codec, frameRate: frameRate, scanned: progress)
         }
@@ -112,6 +115,11 @@ public struct MuxJob: Sendable {
                 Double($0.frameCount * ADTSSource.samplesPerFrame) / Double($0.codecParameters.pointee.sample_rate)
             } ?? 0
         var warnings: [String] = []
+        if let cut = audio?.cutEnd {
+            warnings.append(
+                "truncated_input: \(cut); that last frame could not be read; the output lasts "
+                    + String(format: "%.3f s", max(videoSeconds, audioSeconds)))
+        }
         if let dropped = video?.droppedUnits, dropped > 0 {
             warnings.append("dropped \(dropped) access unit(s) after the last picture of the video input")
         }

@@ -21,6 +21,9 @@ struct LadderPlan {
     let renditions: [Rendition]
     let warnings: [String]
 
+    /// The input streams the ladder reads: its video track, then its audio tracks.
+    var sourceIndexes: [Int] { ([video] + audio).map { Int($0.pointee.index) } }
+
     init(input: InputFile, renditions asked: [LadderRung]) throws {
         let visual = input.streams.filter {
             $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO

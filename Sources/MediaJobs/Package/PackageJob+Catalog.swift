@@ -43,6 +43,7 @@ extension PackageJob.Options: JobOptionSet {
         .choice(
             "preset", of: TranscodeJob.Preset.self,
             help: "The ladder's x264 speed preset (veryfast); only with renditions."),
+        .damaged,
     ]
 }
 

@@ -30,12 +30,17 @@ public struct PackageJob: Sendable {
         // The primary output's directory exactly as written, so outputs named below it keep its spelling.
         let directory = primaryOutput.lastIndex(of: "/").map { String(primaryOutput[..<$0]) } ?? "."
         guard !options.renditions.isEmpty else {
-            let source = try InputFile(path: input, container: container, policy: .streamCopy)
+            let source = try InputFile(
+                path: input, container: container,
+                policy: InputPolicy.streamCopy.handling(damaged: options.damaged))
             try source.findStreamInfo()
             let plan = try PackagePlan(input: source, options: options)
-            return try package(source, plan: plan, directory: directory, context: context, progress: 0...0.99)
+            var result = try package(source, plan: plan, directory: directory, context: context, progress: 0...0.99)
+            result.warnings = salvaged(source, streams: plan.tracks.map(\.inputIndex)) + result.warnings
+            return result
         }
-        let source = try InputFile(path: input, container: container, policy: .transcoding)
+        let source = try InputFile(
+            path: input, container: container, policy: InputPolicy.transcoding.handling(damaged: options.damaged))
         try source.findStreamInfo()
         let ladder = try LadderPlan(input: source, renditions: options.renditions)
         let intermediate = directory + "/" + Self.ladderIntermediateName
@@ -48,8 +53,14 @@ public struct PackageJob: Sendable {
             input: encodedSource, options: options, everyVideoTrack: true, sourceIndices: encoded.sourceIndices)
         var result = try package(
             encodedSource, plan: plan, directory: directory, context: context, progress: 0.9...0.99)
-        result.warnings = ladder.warnings + encoded.warnings + result.warnings
+        result.warnings =
+            salvaged(source, streams: ladder.sourceIndexes) + ladder.warnings + encoded.warnings + result.warnings
         return result
+    }
+
+    /// The warnings for what of a damaged `source` could not be read (`InputFile.damageWarnings`).
+    private func salvaged(_ source: InputFile, streams: [Int]) -> [String] {
+        source.damageWarnings(streams: streams, readToEnd: true, outputDuration: nil)
     }
 
     /// Cuts the tracks of `plan` into segments and writes the manifests; removes what it wrote if it fails.

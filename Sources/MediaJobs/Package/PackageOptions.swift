@@ -24,7 +24,7 @@ extension PackageJob {
     }
 
     /// Package options, after defaults. Parsed from `format`, `segment_format`, `segment_duration`,
-    /// `renditions` and `preset`.
+    /// `renditions`, `preset` and `damaged`.
     public struct Options: Sendable, Codable, Equatable {
         public var format: ManifestFormat
         public var segmentFormat: SegmentFormat
@@ -34,6 +34,8 @@ extension PackageJob {
         public var renditions: [LadderRung]
         /// x264's speed preset for the ladder; nil (only) without `renditions`.
         public var preset: TranscodeJob.Preset?
+        /// What a cut or partly malformed input gives: what could be read, with a warning, or a refusal.
+        public var damaged: DamagedInput
 
         /// The ladder's x264 preset when none is given.
         public static let defaultPreset = TranscodeJob.Preset.veryfast
@@ -45,13 +47,14 @@ extension PackageJob {
             case format
             case segmentFormat = "segment_format"
             case segmentDuration = "segment_duration"
-            case renditions, preset
+            case renditions, preset, damaged
         }
 
         public init(
             format: ManifestFormat = .hls, segmentFormat: SegmentFormat = .fmp4, segmentDuration: Double = 6,
-            renditions: [LadderRung] = [], preset: TranscodeJob.Preset? = nil
+            renditions: [LadderRung] = [], preset: TranscodeJob.Preset? = nil, damaged: DamagedInput = .salvage
         ) throws {
+            self.damaged = damaged
             self.format = format
             self.segmentFormat = segmentFormat
             self.segmentDuration = segmentDuration
@@ -83,7 +86,8 @@ extension PackageJob {
                 segmentFormat: container.decodeIfPresent(SegmentFormat.self, forKey: .segmentFormat) ?? .fmp4,
                 segmentDuration: container.decodeIfPresent(Double.self, forKey: .segmentDuration) ?? 6,
                 renditions: container.decodeIfPresent([LadderRung].self, forKey: .renditions) ?? [],
-                preset: container.decodeIfPresent(TranscodeJob.Preset.self, forKey: .preset))
+                preset: container.decodeIfPresent(TranscodeJob.Preset.self, forKey: .preset),
+                damaged: container.decodeIfPresent(DamagedInput.self, forKey: .damaged) ?? .salvage)
         }
 
         /// Encodes what was given: `renditions` and `preset` only for a ladder.
@@ -94,6 +98,7 @@ extension PackageJob {
             try container.encode(segmentDuration, forKey: .segmentDuration)
             if !renditions.isEmpty { try container.encode(renditions, forKey: .renditions) }
             try container.encodeIfPresent(preset, forKey: .preset)
+            try container.encode(damaged, forKey: .damaged)
         }
 
         /// Parses string options as the CLI and HTTP API receive them; `renditions` is a comma list of
@@ -112,10 +117,11 @@ extension PackageJob {
                     return rungs.contains(nil) ? nil : rungs.compactMap { $0 }
                 } ?? []
             let preset = try reader.choice("preset", as: TranscodeJob.Preset.self)
+            let damaged = try reader.choice("damaged", as: DamagedInput.self) ?? .salvage
             try reader.finish()
             try self.init(
                 format: format, segmentFormat: segmentFormat, segmentDuration: segmentDuration, renditions: renditions,
-                preset: preset)
+                preset: preset, damaged: damaged)
         }
     }
 }

@@ -15,7 +15,8 @@ struct LoudnessMeter {
     let index: Int
 
     func measure(_ context: JobContext) throws -> TrackLoudness {
-        let file = try InputFile(path: path, container: container, policy: .streamCopy)
+        let file = try InputFile(
+            path: path, container: container, policy: InputPolicy.streamCopy.handling(damaged: .salvage))
         try file.findStreamInfo()
         let stream = file.stream(index)
         for other in file.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }

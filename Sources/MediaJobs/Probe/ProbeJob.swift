@@ -17,7 +17,9 @@ public struct ProbeJob: Sendable {
     }
 
     public func run(_ context: JobContext = JobContext()) throws -> MediaInfo {
-        let source = try InputFile(path: input, accepting: Self.acceptedInputs, policy: .streamCopy)
+        // A damaged file is described as far as libav reads it, with the damage in `warnings`.
+        let source = try InputFile(
+            path: input, accepting: Self.acceptedInputs, policy: InputPolicy.streamCopy.handling(damaged: .salvage))
         try context.checkpoint()
         try source.findStreamInfo()
         var info = MediaInfo(describing: source)

@@ -33,7 +33,7 @@ struct ElementaryRemux {
         }
         let mux = MuxJob(
             audio: isAudio ? job.input : nil, video: isAudio ? nil : job.input, output: job.output,
-            options: MuxJob.Options(format: options.format, fps: fps))
+            options: MuxJob.Options(format: options.format, fps: fps), salvagesCutEnd: options.damaged == .salvage)
         let result = try mux.run(context)
         return RemuxResult(
             outputs: result.outputs, warnings: warnings + result.warnings, muxer: options.format.muxerName,

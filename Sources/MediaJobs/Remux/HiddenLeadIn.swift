@@ -23,8 +23,11 @@ struct HiddenLeadIn {
     ///
     /// Only a track whose first packet is hidden is decoded. One whose decoder the stream-copy policy does
     /// not allow (e.g. DTS) or libav cannot open (xHE-AAC in libav 5.1) is copied whole, as before.
+    ///
+    /// A damaged input is read as far as it can be (the remux itself refuses it or reports the damage).
     init(path: String, container: InputContainer, tracks: [Int]) throws {
-        let input = try InputFile(path: path, container: container, policy: .streamCopy)
+        let input = try InputFile(
+            path: path, container: container, policy: InputPolicy.streamCopy.handling(damaged: .salvage))
         try input.findStreamInfo()
         var unseen = Set(tracks)
         for stream in input.streams where !unseen.contains(Int(stream.pointee.index)) {

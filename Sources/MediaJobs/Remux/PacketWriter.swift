@@ -87,7 +87,7 @@ struct PacketWriter {
         for (index, packet) in undated.sorted(by: { $0.key < $1.key }) {
             let route = routes[index]!
             if !trimmedAtEnd, let end = route.inputEnd, let pts = packet.pts,
-                let rest = Self.distance(from: pts, to: end)
+                let rest = Self.distance(from: pts, to: end), Self.isPlausible(rest, after: lastStep[index])
             {
                 packet.duration = rest
             } else {
@@ -198,6 +198,14 @@ struct PacketWriter {
         packet.pts = presented?.partialValue
     }
 
+    /// Whether `rest`, from the last packet to where the track says it ends, can be that packet's duration:
+    /// a 32-bit value (the ISO muxers refuse more), and not out of all proportion with the packets before
+    /// (`step`, the last of them). A fragmented file whose `mehd`/`tkhd` states 2^32 - 1 ticks gave the last
+    /// frame a day and a half.
+    private static func isPlausible(_ rest: Int64, after step: Int64?) -> Bool {
+        rest <= Int64(Int32.max) && step.map { rest <= 64 * $0 } ?? true
+    }
+
     /// `later - earlier` when it is positive and representable; timestamps of a hostile file can be far apart.
     private static func distance(from earlier: Int64, to later: Int64) -> Int64? {
         let (difference, overflow) = later.subtractingReportingOverflow(earlier)
@@ -211,6 +219,9 @@ struct PacketWriter {
         }
         return shifted
     }
+
+    /// How long the output lasts: where its last packet ends, in seconds.
+    var outputDuration: Double? { ends.values.max() }
 
     /// What the target's muxer loses that mediad cannot restore (see `ContainerLimits`).
     func containerWarnings() -> [String] {

@@ -6,7 +6,7 @@ extension RemuxJob: MediaJob {
     public static let inputs = [
         JobInputPart(
             "file", accepting: acceptedInputs, policy: .streamCopy,
-            summary: "an MP4-family, Matroska, MPEG-TS, FLV or ASF file")
+            summary: "an MP4-family, Matroska, MPEG-TS, FLV or ASF file, or raw AAC, H.264, H.265 or MPEG-4 video")
     ]
 
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }
@@ -31,6 +31,7 @@ extension RemuxJob.Options: JobOptionSet {
         OptionDescription("end", .seconds, help: "End at the first keyframe at or after this many seconds."),
         OptionDescription(
             "fps", .frameRate, help: "Frame rate of raw H.264/H.265 input, which has no timestamps (default 25)."),
+        .damaged,
     ]
 }
 

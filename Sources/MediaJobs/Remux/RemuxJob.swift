@@ -9,7 +9,7 @@ import MediaCore
 public struct RemuxJob: Sendable {
     /// The containers remux reads.
     public static let acceptedInputs: [InputContainer] = [
-        .mp4, .matroska, .mpegts, .flv, .asf, .wav, .adts, .h264, .hevc,
+        .mp4, .matroska, .mpegts, .flv, .asf, .wav, .adts, .h264, .hevc, .mpeg4Video,
     ]
 
     var input: String
@@ -46,9 +46,17 @@ public struct RemuxJob: Sendable {
     func write(_ container: InputContainer, _ context: JobContext, reservingMovie: Bool) throws
         -> RemuxResult
     {
-        let source = try InputFile(path: input, container: container, policy: .streamCopy)
+        let source = try InputFile(
+            path: input, container: container, policy: InputPolicy.streamCopy.handling(damaged: options.damaged))
         try source.findStreamInfo()
-        let plan = try RemuxPlan(input: source, options: options)
+        let plan: RemuxPlan
+        do {
+            plan = try RemuxPlan(input: source, options: options)
+        } catch let error as MediaError where error.code == .missingStream {
+            // What the cut left of the tracks' descriptions is no track: the cut is what to report.
+            guard let cut = source.damage.findings.first(where: { $0.code == .truncatedInput }) else { throw error }
+            throw MediaError(.truncatedInput, "\(cut.message); what is left has no track to remux (\(error.message))")
+        }
         let fpsWarning =
             options.fps.map { ["fps \($0) was not used: the \(container.displayName) input has its own timestamps"] }
             ?? []
@@ -83,6 +91,7 @@ public struct RemuxJob: Sendable {
         let packet = Packet()
         var count = 0
         let timeBases = Dictionary(uniqueKeysWithValues: routes.map { ($0.inputIndex, $0.inputTimeBase) })
+        var readToEnd = true
         while try source.read(into: packet) {
             guard let route = plan.routes[packet.streamIndex] else { continue }
             count += 1
@@ -98,7 +107,10 @@ public struct RemuxJob: Sendable {
             for ready in window.release(timeBases: timeBases, atEndOfInput: false) {
                 try writer.write(ready, route: plan.routes[ready.streamIndex]!)
             }
-            if window.isComplete(otherTracks: routes.count - 1) { break }
+            if window.isComplete(otherTracks: routes.count - 1) {
+                readToEnd = false
+                break
+            }
         }
         for ready in window.release(timeBases: timeBases, atEndOfInput: true) {
             try writer.write(ready, route: plan.routes[ready.streamIndex]!)
@@ -108,6 +120,7 @@ public struct RemuxJob: Sendable {
         let trimmed = cutStart != nil || options.end != nil
         var emptyTracks: [String] = []
         if writer.packetCounts.values.reduce(0, +) == 0 {
+            if let nothing = source.nothingRead(of: routes.map(\.inputIndex)) { throw nothing }
             guard trimmed else {
                 throw MediaError(
                     .emptyInput,
@@ -134,7 +147,9 @@ public struct RemuxJob: Sendable {
                 }
             })
         let warnings =
-            fpsWarning + plan.warnings + writer.warnings + writer.containerWarnings() + writer.editListWarnings
+            source.damageWarnings(
+                streams: routes.map(\.inputIndex), readToEnd: readToEnd, outputDuration: writer.outputDuration)
+            + fpsWarning + plan.warnings + writer.warnings + writer.containerWarnings() + writer.editListWarnings
             + emptyTracks
         try destination.finish { path in
             if options.writesFragments { try MovieExtendsHeader.insert(intoFileAt: path) }

@@ -7,7 +7,7 @@ extension RemuxJob {
     }
 
     /// Remux options, after defaults. Parsed from `format`, `faststart`, `fragmented`, `tracks`, `start`, `end`,
-    /// `fps`.
+    /// `fps`, `damaged`.
     public struct Options: Sendable, Codable, Equatable {
         public var format: ContainerFormat
         /// moov before mdat; defaults to true for mp4/mov/m4a, not applicable elsewhere.
@@ -21,10 +21,14 @@ extension RemuxJob {
         public var end: Double?
         /// Frame rate for raw H.264/H.265 input, which has no timestamps (default 25); unused otherwise.
         public var fps: FrameRate?
+        /// What a cut or partly malformed input gives: what could be read, with a warning (default), or
+        /// a refusal.
+        public var damaged: DamagedInput
 
         public init(
             format: ContainerFormat = .mp4, faststart: Bool? = nil, fragmented: Bool = false,
-            tracks: TrackSelection = .all, start: Double? = nil, end: Double? = nil, fps: FrameRate? = nil
+            tracks: TrackSelection = .all, start: Double? = nil, end: Double? = nil, fps: FrameRate? = nil,
+            damaged: DamagedInput = .salvage
         ) throws {
             self.format = format
             self.faststart = faststart ?? format.isISOBaseMedia
@@ -33,6 +37,7 @@ extension RemuxJob {
             self.start = start
             self.end = end
             self.fps = fps
+            self.damaged = damaged
             for (name, seconds) in [("start", start), ("end", end)] {
                 if let seconds, !(0...OptionReader.maximumSeconds).contains(seconds) {
                     throw MediaError(
@@ -60,7 +65,8 @@ extension RemuxJob {
                 tracks: container.decodeIfPresent(TrackSelection.self, forKey: .tracks) ?? .all,
                 start: container.decodeIfPresent(Double.self, forKey: .start),
                 end: container.decodeIfPresent(Double.self, forKey: .end),
-                fps: container.decodeIfPresent(FrameRate.self, forKey: .fps))
+                fps: container.decodeIfPresent(FrameRate.self, forKey: .fps),
+                damaged: container.decodeIfPresent(DamagedInput.self, forKey: .damaged) ?? .salvage)
         }
 
         /// Parses string options as the CLI and HTTP API receive them.
@@ -73,10 +79,11 @@ extension RemuxJob {
             let start = try reader.seconds("start")
             let end = try reader.seconds("end")
             let fps = try reader.frameRate("fps")
+            let damaged = try reader.choice("damaged", as: DamagedInput.self) ?? .salvage
             try reader.finish()
             try self.init(
                 format: format, faststart: faststart, fragmented: fragmented, tracks: tracks, start: start, end: end,
-                fps: fps)
+                fps: fps, damaged: damaged)
         }
 
         /// Whether the output is a fragmented ISO file.

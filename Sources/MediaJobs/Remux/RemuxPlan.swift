@@ -42,6 +42,8 @@ final class RemuxPlan {
         var chosen: [UnsafeMutablePointer<AVStream>] = []
         var pictures: [UnsafeMutablePointer<AVStream>] = []
         var pictureTracks: Set<Int> = []
+        // Tracks of an unknown codec that only Matroska could have taken.
+        var matroskaOnly: [String] = []
         var skipped: [String] = []
         let hasChapters = input.context.pointee.nb_chapters > 0
         if hasChapters, !options.format.storesChapters {
@@ -82,16 +84,33 @@ final class RemuxPlan {
             } else if parameters.codec_type != AVMEDIA_TYPE_AUDIO && parameters.codec_type != AVMEDIA_TYPE_VIDEO {
                 skipped.append(Self.note(skipping: info, label: label, of: input, format: options.format))
             } else if parameters.codec_id == AV_CODEC_ID_NONE {
-                skipped.append("\(label) has an unknown codec and was not copied")
+                if Self.keepsByFourCC(stream, options) {
+                    chosen.append(stream)
+                    skipped.append(
+                        "\(label): libav 5.1 knows no codec for it; its packets are copied as they are, by its "
+                            + "FourCC, in Matroska's VFW compatibility mode (a reader needs a decoder for it)")
+                } else if parameters.codec_type == AVMEDIA_TYPE_VIDEO, parameters.codec_tag != 0 {
+                    skipped.append("\(label) has an unknown codec and was not copied; formats that can: mkv")
+                    matroskaOnly.append(label)
+                } else {
+                    skipped.append("\(label) has an unknown codec and was not copied")
+                }
             } else if !Self.wanted(parameters.codec_type, options) {
                 if options.format == .m4a && options.tracks == .all {
-                    skipped.append("\(label) is video, which m4a cannot hold; it was not copied")
+                    let holders = ContainerFormat.allCases.filter { $0 != .m4a && $0.carries(parameters.codec_id) }
+                    skipped.append("\(label) is video, which m4a cannot hold; it was not copied" + Self.hint(holders))
                 }
             } else {
                 chosen.append(stream)
             }
         }
         guard !chosen.isEmpty else {
+            if !matroskaOnly.isEmpty, options.tracks != .audio {
+                throw MediaError(
+                    .unsupportedCodec,
+                    "\(matroskaOnly.joined(separator: ", ")) has a codec libav 5.1 does not know, which \(options.format) "
+                        + "cannot hold; formats that can: mkv (by its FourCC)")
+            }
             let what =
                 options.format == .m4a ? "audio" : options.tracks == .all ? "audio or video" : options.tracks.rawValue
             throw MediaError(.missingStream, "the input has no \(what) track to remux")
@@ -103,7 +122,9 @@ final class RemuxPlan {
             let parameters = stream.pointee.codecpar!
             routes[Int(stream.pointee.index)] = Route(
                 inputIndex: Int(stream.pointee.index), outputIndex: outputIndex, kind: parameters.pointee.codec_type,
-                codec: String(cString: avcodec_get_name(parameters.pointee.codec_id)),
+                codec: parameters.pointee.codec_id == AV_CODEC_ID_NONE
+                    ? MediaInfo.Track(describing: stream).codecTag ?? "none"
+                    : String(cString: avcodec_get_name(parameters.pointee.codec_id)),
                 inputTimeBase: stream.pointee.time_base,
                 filter: try Self.conversion(for: stream, format: options.format),
                 splitsAMRFrames: parameters.pointee.codec_id == AV_CODEC_ID_AMR_NB,
@@ -146,6 +167,14 @@ final class RemuxPlan {
         return overflow ? nil : end
     }
 
+    /// Whether a video track of a codec libav does not know (VVC's `vvc1` in libav 5.1) is copied by its
+    /// FourCC, as the ffmpeg CLI copies it: into Matroska only, whose VFW mode stores any FourCC.
+    private static func keepsByFourCC(_ stream: UnsafeMutablePointer<AVStream>, _ options: RemuxJob.Options) -> Bool {
+        let parameters = stream.pointee.codecpar.pointee
+        return options.format == .mkv && parameters.codec_type == AVMEDIA_TYPE_VIDEO && parameters.codec_tag != 0
+            && wanted(AVMEDIA_TYPE_VIDEO, options)
+    }
+
     private static func wanted(_ type: AVMediaType, _ options: RemuxJob.Options) -> Bool {
         if options.format == .m4a { return type == AVMEDIA_TYPE_AUDIO }
         switch options.tracks {
@@ -162,7 +191,8 @@ final class RemuxPlan {
     private static func chooseMuxer(
         for streams: [UnsafeMutablePointer<AVStream>], format: ContainerFormat, warnings: inout [String]
     ) throws -> String {
-        let codecs = streams.map { $0.pointee.codecpar.pointee.codec_id }
+        // A codec libav does not know reaches here only for Matroska, by its FourCC (`keepsByFourCC`).
+        let codecs = streams.map { $0.pointee.codecpar.pointee.codec_id }.filter { $0 != AV_CODEC_ID_NONE }
         let variants = streams.map { $0.pointee.codecpar.pointee }.filter {
             format.carries($0.codec_id) && !format.carries($0.codec_id, sampleRate: $0.sample_rate)
         }

@@ -41,6 +41,7 @@ extension WaveformJob.Options: JobOptionSet {
             "background_color", .color, default: defaultBackground.description, help: "The picture's background."),
         OptionDescription(
             "waveform_color", .color, default: defaultWaveform.description, help: "The colour of the waveform."),
+        .damaged,
     ]
 }
 

@@ -20,7 +20,9 @@ public struct WaveformJob: Sendable {
 
     func run(_ context: JobContext) throws -> WaveformResult {
         try options.validate()
-        let file = try InputFile(path: input, accepting: Self.acceptedInputs, policy: .audioDecoding)
+        let file = try InputFile(
+            path: input, accepting: Self.acceptedInputs,
+            policy: InputPolicy.audioDecoding.handling(damaged: options.damaged))
         try file.findStreamInfo()
         guard let stream = file.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO })
         else { throw MediaError(.missingStream, "the \(file.container.displayName) input has no audio track") }
@@ -50,6 +52,7 @@ public struct WaveformJob: Sendable {
             }
         }
         guard var accumulator, accumulator.frames > 0 else {
+            if let nothing = file.nothingRead(of: [Int(stream.pointee.index)]) { throw nothing }
             throw MediaError(
                 .invalidInput, "no audio could be decoded (\(decoding.damagedPackets) damaged packet(s))")
         }
@@ -68,11 +71,14 @@ public struct WaveformJob: Sendable {
             .write(try picture.frame(), to: picturePath)
         context.reportProgress(1)
         let damaged = decoding.damagedPackets
+        let duration = Double(accumulator.frames) / Double(peaks.sampleRate)
         return WaveformResult(
             outputs: [peaksPath, picturePath],
-            warnings: damaged > 0 ? ["skipped \(damaged) damaged audio packet(s); the waveform may have a gap"] : [],
+            warnings: file.damageWarnings(
+                streams: [Int(stream.pointee.index)], readToEnd: true, outputDuration: duration)
+                + (damaged > 0 ? ["skipped \(damaged) damaged audio packet(s); the waveform may have a gap"] : []),
             sampleRate: peaks.sampleRate, channels: peaks.channels, samplesPerPixel: peaks.samplesPerPixel,
             bits: peaks.bits, length: peaks.length, samples: accumulator.frames,
-            duration: Double(accumulator.frames) / Double(peaks.sampleRate))
+            duration: duration)
     }
 }

@@ -15,6 +15,8 @@ extension WaveformJob {
         public var height: Int
         public var backgroundColor: RGBAColor
         public var waveformColor: RGBAColor
+        /// What a cut or partly malformed input gives: what could be read, with a warning, or a refusal.
+        public var damaged: DamagedInput
 
         /// audiowaveform's default zoom.
         public static let defaultSamplesPerPixel = 256
@@ -26,8 +28,9 @@ extension WaveformJob {
         public init(
             samplesPerPixel: Int? = nil, pixelsPerSecond: Int? = nil, bits: Int = 16, splitChannels: Bool = false,
             width: Int = 800, height: Int = 250, backgroundColor: RGBAColor = defaultBackground,
-            waveformColor: RGBAColor = defaultWaveform
+            waveformColor: RGBAColor = defaultWaveform, damaged: DamagedInput = .salvage
         ) {
+            self.damaged = damaged
             self.samplesPerPixel = samplesPerPixel
             self.pixelsPerSecond = pixelsPerSecond
             self.bits = bits
@@ -48,6 +51,7 @@ extension WaveformJob {
             height = try reader.integer("height", in: Self.sizes) ?? 250
             backgroundColor = try reader.color("background_color") ?? Self.defaultBackground
             waveformColor = try reader.color("waveform_color") ?? Self.defaultWaveform
+            damaged = try reader.choice("damaged", as: DamagedInput.self) ?? .salvage
             try reader.finish()
             try validate()
         }
@@ -65,6 +69,7 @@ extension WaveformJob {
                 try container.decodeIfPresent(RGBAColor.self, forKey: .backgroundColor) ?? Self.defaultBackground
             waveformColor =
                 try container.decodeIfPresent(RGBAColor.self, forKey: .waveformColor) ?? Self.defaultWaveform
+            damaged = try container.decodeIfPresent(DamagedInput.self, forKey: .damaged) ?? .salvage
             try validate()
         }
 
@@ -105,7 +110,7 @@ extension WaveformJob {
             case pixelsPerSecond = "pixels_per_second"
             case bits
             case splitChannels = "split_channels"
-            case width, height
+            case width, height, damaged
             case backgroundColor = "background_color"
             case waveformColor = "waveform_color"
         }

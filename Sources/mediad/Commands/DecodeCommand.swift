@@ -31,6 +31,9 @@ struct DecodeCommand: ParsableCommand {
     @Option(help: .option(DecodeJob.Options.description(of: "sample_format")))
     var sampleFormat: String?
 
+    @Option(help: .option(DecodeJob.Options.description(of: "damaged")))
+    var damaged: String?
+
     func run() throws {
         var values = OptionValues()
         values.add(
@@ -42,6 +45,7 @@ struct DecodeCommand: ParsableCommand {
                         "wav": "wav", "pcm": "pcm", "raw": "pcm", "y4m": "y4m", "yuv": "yuv", "nv12": "nv12",
                     ]))
         values.add("sample_format", sampleFormat)
+        values.add("damaged", damaged)
         try JobRunner.run(DecodeJob.self, options: values, inputs: ["file": input], to: destination)
     }
 }

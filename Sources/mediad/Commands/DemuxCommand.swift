@@ -20,13 +20,20 @@ struct DemuxCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The directory to write into (created if missing).")
     var output: String
 
+    @Option(help: .option(DemuxJob.Options.description(of: "damaged")))
+    var damaged: String?
+
     @Flag(help: "Print the result as JSON.")
     var json = false
 
     func run() throws {
+        var values = OptionValues()
+        values.add("damaged", damaged)
         let info = (output as NSString).appendingPathComponent(DemuxJob.primaryOutput(for: .init()))
         let result = try JobRunner.run {
-            try DemuxJob.run(.init(), inputs: JobInputFiles(["file": input]), output: info, context: $0)
+            try DemuxJob.run(
+                try DemuxJob.Options(parsing: values.values), inputs: JobInputFiles(["file": input]), output: info,
+                context: $0)
         }
         try JobRunner.report(result, json: json)
     }

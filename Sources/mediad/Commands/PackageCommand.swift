@@ -48,6 +48,9 @@ struct PackageCommand: ParsableCommand {
     @Option(help: .option(PackageJob.Options.description(of: "preset")))
     var preset: String?
 
+    @Option(help: .option(PackageJob.Options.description(of: "damaged")))
+    var damaged: String?
+
     @Flag(help: "Print the result (outputs, renditions, segment durations, warnings) as JSON.")
     var json = false
 
@@ -58,6 +61,7 @@ struct PackageCommand: ParsableCommand {
         values.add("segment_duration", segmentDuration)
         values.add("renditions", renditions)
         values.add("preset", preset)
+        values.add("damaged", damaged)
         let result = try JobRunner.run { context in
             let options = try PackageJob.Options(parsing: values.values)
             do {

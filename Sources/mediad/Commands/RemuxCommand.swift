@@ -8,9 +8,10 @@ struct RemuxCommand: ParsableCommand {
         abstract: "Copy the audio and video of a file into another container, losslessly.",
         discussion: """
             No frame is decoded or re-encoded. Reads MP4/MOV/M4A/3GP, Matroska, MPEG-TS, FLV, ASF and raw \
-            ADTS AAC or H.264/H.265 Annex-B. Trims cut on keyframes; the actual cut points are reported with \
-            --json. What the target cannot store (rotation in mkv, AAC priming in mkv/ts/flv/asf) is reported \
-            as a warning.
+            ADTS AAC, H.264/H.265 Annex-B or MPEG-4 video. Trims cut on keyframes; the actual cut points are \
+            reported with --json. What the target cannot store (rotation in mkv, AAC priming in mkv/ts/flv/asf) \
+            is reported as a warning. A cut or partly malformed input gives what can be read of it, with a \
+            truncated_input warning saying what was lost (--damaged refuse to fail instead).
 
             Examples:
               mediad remux talk.mov -o talk.mp4
@@ -44,6 +45,9 @@ struct RemuxCommand: ParsableCommand {
     @Option(help: .option(RemuxJob.Options.description(of: "fps")))
     var fps: String?
 
+    @Option(help: .option(RemuxJob.Options.description(of: "damaged")))
+    var damaged: String?
+
     func run() throws {
         var values = OptionValues()
         values.add("format", try format ?? OutputPath.format(of: destination.output))
@@ -53,6 +57,7 @@ struct RemuxCommand: ParsableCommand {
         values.add("start", start)
         values.add("end", end)
         values.add("fps", fps)
+        values.add("damaged", damaged)
         try JobRunner.run(RemuxJob.self, options: values, inputs: ["file": input], to: destination)
     }
 }

@@ -44,6 +44,9 @@ struct WaveformCommand: ParsableCommand {
     @Option(help: .option(WaveformJob.Options.description(of: "waveform_color")))
     var waveformColor: String?
 
+    @Option(help: .option(WaveformJob.Options.description(of: "damaged")))
+    var damaged: String?
+
     func run() throws {
         var values = OptionValues()
         values.add("samples_per_pixel", samplesPerPixel)
@@ -54,6 +57,7 @@ struct WaveformCommand: ParsableCommand {
         values.add("height", height)
         values.add("background_color", backgroundColor)
         values.add("waveform_color", waveformColor)
+        values.add("damaged", damaged)
         try destination.run(WaveformJob.self, options: values, input: input)
     }
 }
