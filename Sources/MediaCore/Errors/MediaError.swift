@@ -49,6 +49,9 @@ public struct MediaError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let inputHTTPError = Code(rawValue: "input_http_error")
         /// An input URL's body is larger than the server's upload limit.
         public static let inputTooLarge = Code(rawValue: "input_too_large")
+        /// The job needs more memory than it may use: an allocation failed under the worker's limit
+        /// (`--job-memory`), or the job's own estimate is over that limit before it starts.
+        public static let outOfMemory = Code(rawValue: "out_of_memory")
         /// libav failed in a way no input should cause; a bug to report.
         public static let internalError = Code(rawValue: "internal_error")
     }
