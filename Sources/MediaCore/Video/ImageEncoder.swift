@@ -29,6 +29,16 @@ public final class ImageEncoder {
             case .webp: "libwebp"
             }
         }
+
+        /// The sizes the encoder takes: libav's `mjpeg` refuses sides over 65500, libwebp over 16383; PNG
+        /// has only libav's own bound on a picture.
+        public var sizeLimit: PictureSizeLimit {
+            switch self {
+            case .jpeg: PictureSizeLimit("jpeg (mjpeg)", widths: 1...65500, heights: 1...65500)
+            case .png: PictureSizeLimit("png", widths: 1...Int(Int32.max), heights: 1...Int(Int32.max))
+            case .webp: PictureSizeLimit("webp (libwebp)", widths: 1...16383, heights: 1...16383)
+            }
+        }
     }
 
     public let format: Format
@@ -39,8 +49,12 @@ public final class ImageEncoder {
 
     /// An encoder for `width`×`height` frames in `pixelFormat` (the format's own by default). JPEG is
     /// written at quality 2 on libav's 2–31 scale, WebP at libwebp's quality 80: thumbnails meant to be
-    /// looked at, not archived.
-    public init(_ format: Format, width: Int, height: Int, pixelFormat: AVPixelFormat? = nil) throws {
+    /// looked at, not archived. A size the format cannot take is `invalid_option`, `what` naming the
+    /// picture in the message.
+    public init(
+        _ format: Format, width: Int, height: Int, pixelFormat: AVPixelFormat? = nil, what: String = "the picture"
+    ) throws {
+        try format.sizeLimit.check(width: width, height: height, what: what)
         self.format = format
         self.width = width
         self.height = height

@@ -6,7 +6,7 @@ extension PackageJob {
     /// segments of a codec TS does not carry, and a ladder from an input with no video to encode. They
     /// mirror what `PackagePlan` and `LadderPlan` check when the job opens the input, over the same
     /// tracks: the first video track that is not cover art, and every audio track.
-    public static func admission(for options: Options) -> (@Sendable (MediaInfo) throws -> Void)? {
+    public static func admission(for options: Options, memoryLimit: Int64?) -> (@Sendable (MediaInfo) throws -> Void)? {
         if !options.renditions.isEmpty {
             return { info in
                 guard info.tracks.contains(where: isPicture) else {

@@ -39,8 +39,10 @@ extension ThumbnailsJob.Options: JobOptionSet {
         .choice(
             "mode", of: Mode.self, default: .exact,
             help: "exact: the frame shown at each point; scene: the most representative frame after it."),
-        OptionDescription("width", .integer, help: "The pictures' width, 16 to 16384; alone it keeps the aspect."),
-        OptionDescription("height", .integer, help: "The pictures' height, 16 to 16384; alone it keeps the aspect."),
+        OptionDescription(
+            "width", .integer, help: "The pictures' width, 16 to 16384 (webp 16383); alone it keeps the aspect."),
+        OptionDescription(
+            "height", .integer, help: "The pictures' height, 16 to 16384 (webp 16383); alone it keeps the aspect."),
         .choice("format", of: ImageEncoder.Format.self, default: .jpeg, help: "The pictures' format."),
         OptionDescription(
             "sprite", .boolean, default: "false",
