@@ -3,8 +3,9 @@ import TestSupport
 import Testing
 
 /// Requests over a limit are refused at submission with `400 invalid_option` and a message naming the
-/// limit: picture sizes an encoder cannot take, from the options, or from the probe of the upload when
-/// the size follows the source. Each used to become a job that failed with another code.
+/// limit: picture sizes an encoder cannot take (from the options, or from the probe of the upload when
+/// the size follows the source), a thumbnail schedule over 1000 pictures. Each used to become a job that
+/// failed with another code, or (the schedule) one that silently stopped at 1000.
 @Suite(.serialized) struct LimitRefusalTests {
     let server: ServerProcess
 
@@ -46,5 +47,23 @@ import Testing
         #expect(reply.errorMessage.contains("96x48 source"), "\(reply.errorMessage)")
         let scaled = try submit("/jobs/transcode?video_codec=av1&format=mkv&height=64&preset=ultrafast&wait=120", small)
         #expect(scaled.json["state"] as? String == "succeeded", "\(scaled.text)")
+    }
+
+    /// 1100 s at 1 fps with a picture every second: 1100 pictures asked, over the 1000 a job takes.
+    @Test func aThumbnailScheduleOverTheMaximumIsRefused() throws {
+        let long = try Fixtures.make(
+            "thumbs_1100s.mp4",
+            [
+                "-f", "lavfi", "-i", "color=c=gray:s=16x16:r=1:d=1100", "-c:v", "libx264", "-preset", "ultrafast",
+                "-g", "60", "-f", "mp4",
+            ])
+        let reply = try submit("/jobs/thumbnails?every=1", long)
+        #expect(reply.status == 400, "\(reply.text)")
+        #expect(reply.errorCode == "invalid_option")
+        #expect(reply.errorMessage.contains("1100 pictures"), "\(reply.errorMessage)")
+        #expect(reply.errorMessage.contains("maximum of 1000"), "\(reply.errorMessage)")
+        let fits = try submit("/jobs/thumbnails?every=100&width=16&wait=60", long)
+        #expect(fits.json["state"] as? String == "succeeded", "\(fits.text)")
+        #expect(((fits.json["result"] as? [String: Any])?["thumbnails"] as? [Any])?.count == 11)
     }
 }

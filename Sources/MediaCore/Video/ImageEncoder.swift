@@ -46,6 +46,9 @@ public final class ImageEncoder {
     public let height: Int
     private let encoder: Encoder
     private let packet = Packet()
+    /// The time the next picture is sent with: a still's own time means nothing to its encoder, but some
+    /// (`mjpeg`) refuse a time that does not increase, which two frames of a video can share.
+    private var nextPicture: Int64 = 0
 
     /// An encoder for `width`×`height` frames in `pixelFormat` (the format's own by default). JPEG is
     /// written at quality 2 on libav's 2–31 scale, WebP at libwebp's quality 80: thumbnails meant to be
@@ -75,9 +78,11 @@ public final class ImageEncoder {
     /// Encodes `frame` (of the size and pixel format given at creation) and writes the picture to `path`,
     /// whole or not at all.
     public func write(_ frame: Frame, to path: String) throws {
-        let quality = frame.pointer.pointee.quality
+        let (quality, pts) = (frame.pointer.pointee.quality, frame.pointer.pointee.pts)
         if format == .jpeg { frame.pointer.pointee.quality = encoder.context.pointee.global_quality }
-        defer { frame.pointer.pointee.quality = quality }
+        frame.pointer.pointee.pts = nextPicture
+        nextPicture += 1
+        defer { (frame.pointer.pointee.quality, frame.pointer.pointee.pts) = (quality, pts) }
         try encoder.send(frame)
         guard try encoder.receive(into: packet) else {
             throw MediaError(.internalError, "the \(format.encoderName) encoder gave no picture for a frame")
