@@ -4,8 +4,9 @@ import Testing
 
 /// Requests over a limit are refused at submission with `400 invalid_option` and a message naming the
 /// limit: picture sizes an encoder cannot take (from the options, or from the probe of the upload when
-/// the size follows the source), a thumbnail schedule over 1000 pictures. Each used to become a job that
-/// failed with another code, or (the schedule) one that silently stopped at 1000.
+/// the size follows the source), a thumbnail schedule over 1000 pictures, a ladder whose estimated
+/// memory is over `--job-memory`. Each used to become a job that failed with another code, or (the
+/// schedule) one that silently stopped at 1000.
 @Suite(.serialized) struct LimitRefusalTests {
     let server: ServerProcess
 
@@ -65,5 +66,25 @@ import Testing
         let fits = try submit("/jobs/thumbnails?every=100&width=16&wait=60", long)
         #expect(fits.json["state"] as? String == "succeeded", "\(fits.text)")
         #expect(((fits.json["result"] as? [String: Any])?["thumbnails"] as? [Any])?.count == 11)
+    }
+
+    /// Seven renditions from a 2160p source need about 3 GiB of address space, over the default 2 GiB:
+    /// refused with the estimate, the limit and what to change; the renditions that fit are accepted.
+    @Test func aLadderOverTheMemoryLimitIsRefused() throws {
+        let source = try Fixtures.make(
+            "ladder_2160p_frame.mp4",
+            [
+                "-f", "lavfi", "-i", "color=c=gray:s=3840x2160:r=30:d=0.1", "-c:v", "libx264", "-preset",
+                "ultrafast", "-f", "mp4",
+            ])
+        let all = "2160p,1440p,1080p,720p,480p,360p,240p"
+        let reply = try submit("/jobs/package?renditions=\(all)", source)
+        #expect(reply.status == 400, "\(reply.text)")
+        #expect(reply.errorCode == "invalid_option")
+        for part in ["estimated", "2.0 GiB", "--job-memory", "2160p alone", "ultrafast"] {
+            #expect(reply.errorMessage.contains(part), "\(reply.errorMessage)")
+        }
+        let fits = try submit("/jobs/package?renditions=720p,360p&wait=120", source)
+        #expect(fits.json["state"] as? String == "succeeded", "\(fits.text)")
     }
 }
