@@ -30,6 +30,9 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        // Wraps malloc and its relatives to count failed allocations (AllocationWatch.c says how); linked
+        // into mediad through MediadRuntime, whose workers name such failures `out_of_memory`.
+        .target(name: "CAllocationWatch"),
         .target(name: "DurableIO"),
         .target(name: "MediaCore", dependencies: ["CFFmpeg", "DurableIO"]),
         .target(name: "MediaJobs", dependencies: ["MediaCore", "DurableIO"]),
@@ -59,7 +62,7 @@ let package = Package(
         .target(
             name: "MediadRuntime",
             dependencies: [
-                "MediaJobs", "JobStore", "MediadClient",
+                "MediaJobs", "JobStore", "MediadClient", "CAllocationWatch",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

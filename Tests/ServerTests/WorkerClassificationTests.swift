@@ -6,19 +6,49 @@ import Testing
 @testable import MediadRuntime
 
 /// How a worker names its failure: for want of memory, `out_of_memory`, whatever code it had before.
-///
-/// No end-to-end test drives a real job into its memory limit: every job mediad has runs in a few MiB, and
-/// glibc serves that from heap arenas the worker reserved before its limit was set, so even a limit far
-/// below the worker's mapped size lets an encode succeed. These tests pin the rule instead.
+/// `MemoryLimitTests` drives real jobs into their limit; these pin the rule.
 struct WorkerClassificationTests {
     @Test func libavOutOfMemoryBecomesOutOfMemory() {
         let error = MediaError(.internalError, "allocating a packet: \(String(cString: strerror(ENOMEM)))")
-        #expect(JobWorker.classify(error).code == "out_of_memory")
+        #expect(JobWorker.classify(error, allocations: .current).code == "out_of_memory")
     }
 
     @Test func otherFailuresKeepTheirCode() {
-        #expect(JobWorker.classify(MediaError(.invalidInput, "no moov")).code == "invalid_input")
-        #expect(JobWorker.classify(MediaError(.cancelled, "stop")).code == "cancelled")
+        #expect(JobWorker.classify(MediaError(.invalidInput, "no moov"), allocations: .current).code == "invalid_input")
+        #expect(JobWorker.classify(MediaError(.cancelled, "stop"), allocations: .current).code == "cancelled")
+    }
+
+    /// A failed allocation anywhere in the process is counted by the allocator wrapper, whoever asked: a
+    /// library that reports it as a generic error (x264's "Generic error in an external library") is
+    /// named `out_of_memory` with the size that failed.
+    @Test func aFailedAllocationMakesAnyFailureOutOfMemory() throws {
+        let before = AllocationFailures.current
+        // More than any address space: glibc refuses it, the wrapper counts it.
+        let size = 1 << 62
+        #expect(malloc(size) == nil)
+        let after = AllocationFailures.current
+        #expect(after.count > before.count)
+        #expect(after.lastSize == size)
+        let failure = JobWorker.classify(
+            MediaError(.internalError, "encoding h264: Generic error in an external library"), allocations: before)
+        #expect(failure.code == "out_of_memory")
+        #expect(failure.message.contains("allocation") && failure.message.contains("Generic error"), "\(failure)")
+        #expect(JobWorker.classify(MediaError(.invalidInput, "no moov"), allocations: after).code == "invalid_input")
+    }
+
+    /// A worker that dies after an allocation failed (the Swift runtime aborts then) left the wrapper's
+    /// line on its stderr: `out_of_memory`, not `worker_crashed`; without it the crash is a crash.
+    @Test func aCrashAfterAFailedAllocationIsOutOfMemory() {
+        let limits = WorkerLimits(memory: 1 << 30, maxOutput: 1 << 30, cpuSeconds: 60)
+        let stderr = "mediad: an allocation of 553648064 bytes failed (out of memory)\nFatal error: failed to allocate"
+        #expect(
+            WorkerChild.End.signal(SIGABRT).failure(doing: "the job", stderr: stderr, limits: limits).code
+                == .outOfMemory)
+        #expect(
+            WorkerChild.End.signal(SIGABRT).failure(doing: "the job", stderr: "", limits: limits).code == .workerCrashed
+        )
+        #expect(
+            WorkerChild.End.signal(SIGXCPU).failure(doing: "the job", stderr: stderr, limits: limits).code == .timeout)
     }
 
     @Test func messagesRoundTripAsLines() throws {

@@ -53,6 +53,9 @@ public struct MediaError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let inputTimeout = Code(rawValue: "input_timeout")
         /// An input URL's body arrived slower than the minimum rate (`--min-upload-rate`).
         public static let inputTooSlow = Code(rawValue: "input_too_slow")
+        /// The job needs more memory than it may use: an allocation failed under the worker's limit
+        /// (`--job-memory`), or the job's own estimate is over that limit before it starts.
+        public static let outOfMemory = Code(rawValue: "out_of_memory")
         /// libav failed in a way no input should cause; a bug to report.
         public static let internalError = Code(rawValue: "internal_error")
     }

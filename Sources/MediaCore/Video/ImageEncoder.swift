@@ -29,6 +29,16 @@ public final class ImageEncoder {
             case .webp: "libwebp"
             }
         }
+
+        /// The sizes the encoder takes: libav's `mjpeg` refuses sides over 65500, libwebp over 16383; PNG
+        /// has only libav's own bound on a picture.
+        public var sizeLimit: PictureSizeLimit {
+            switch self {
+            case .jpeg: PictureSizeLimit("jpeg (mjpeg)", widths: 1...65500, heights: 1...65500)
+            case .png: PictureSizeLimit("png", widths: 1...Int(Int32.max), heights: 1...Int(Int32.max))
+            case .webp: PictureSizeLimit("webp (libwebp)", widths: 1...16383, heights: 1...16383)
+            }
+        }
     }
 
     public let format: Format
@@ -36,11 +46,18 @@ public final class ImageEncoder {
     public let height: Int
     private let encoder: Encoder
     private let packet = Packet()
+    /// The time the next picture is sent with: a still's own time means nothing to its encoder, but some
+    /// (`mjpeg`) refuse a time that does not increase, which two frames of a video can share.
+    private var nextPicture: Int64 = 0
 
     /// An encoder for `width`×`height` frames in `pixelFormat` (the format's own by default). JPEG is
     /// written at quality 2 on libav's 2–31 scale, WebP at libwebp's quality 80: thumbnails meant to be
-    /// looked at, not archived.
-    public init(_ format: Format, width: Int, height: Int, pixelFormat: AVPixelFormat? = nil) throws {
+    /// looked at, not archived. A size the format cannot take is `invalid_option`, `what` naming the
+    /// picture in the message.
+    public init(
+        _ format: Format, width: Int, height: Int, pixelFormat: AVPixelFormat? = nil, what: String = "the picture"
+    ) throws {
+        try format.sizeLimit.check(width: width, height: height, what: what)
         self.format = format
         self.width = width
         self.height = height
@@ -61,9 +78,11 @@ public final class ImageEncoder {
     /// Encodes `frame` (of the size and pixel format given at creation) and writes the picture to `path`,
     /// whole or not at all.
     public func write(_ frame: Frame, to path: String) throws {
-        let quality = frame.pointer.pointee.quality
+        let (quality, pts) = (frame.pointer.pointee.quality, frame.pointer.pointee.pts)
         if format == .jpeg { frame.pointer.pointee.quality = encoder.context.pointee.global_quality }
-        defer { frame.pointer.pointee.quality = quality }
+        frame.pointer.pointee.pts = nextPicture
+        nextPicture += 1
+        defer { (frame.pointer.pointee.quality, frame.pointer.pointee.pts) = (quality, pts) }
         try encoder.send(frame)
         guard try encoder.receive(into: packet) else {
             throw MediaError(.internalError, "the \(format.encoderName) encoder gave no picture for a frame")

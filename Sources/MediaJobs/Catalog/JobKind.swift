@@ -53,9 +53,11 @@ public struct JobKind: Sendable, Hashable, CaseIterable, RawRepresentable, Custo
     }
 
     /// The check of an upload's tracks that `options` require before a job is queued
-    /// (`MediaJob.admission(for:)`), or nil.
-    public func admission(for options: JobOptions) throws -> (@Sendable (MediaInfo) throws -> Void)? {
-        try job.admission(for: options)
+    /// (`MediaJob.admission(for:memoryLimit:)`) under a worker's `memoryLimit` (nil: none), or nil.
+    public func admission(for options: JobOptions, memoryLimit: Int64?) throws
+        -> (@Sendable (MediaInfo) throws -> Void)?
+    {
+        try job.admission(for: options, memoryLimit: memoryLimit)
     }
 
     /// Throws when the input parts given (by part name) cannot go with `options` (`MediaJob.checkParts`).

@@ -31,10 +31,11 @@ public protocol MediaJob: Sendable {
     static func run(_ options: Options, inputs: JobInputFiles, output: String, context: JobContext) throws -> Result
     /// What `options` require of an input's tracks, checked by the server against a probe of each upload
     /// before the job is queued, so that a refusal that depends on the file's contents (a codec a segment
-    /// format cannot carry) is a 400 rather than a failed job; nil when the options require nothing. The
-    /// job makes the same checks when it opens its input, which is all an input by URL or the command
-    /// line gets.
-    static func admission(for options: Options) -> (@Sendable (MediaInfo) throws -> Void)?
+    /// format cannot carry, a size the encoder cannot take, more memory than `memoryLimit`, the address
+    /// space a job's worker may map, when the server limits it) is a 400 rather than a failed job; nil
+    /// when the options require nothing. The job makes the same checks when it opens its input, which is
+    /// all an input by URL or the command line gets.
+    static func admission(for options: Options, memoryLimit: Int64?) -> (@Sendable (MediaInfo) throws -> Void)?
 }
 
 extension MediaJob {
@@ -43,10 +44,14 @@ extension MediaJob {
 
     public static var timeScale: Double { 1 }
 
-    public static func admission(for options: Options) -> (@Sendable (MediaInfo) throws -> Void)? { nil }
+    public static func admission(for options: Options, memoryLimit: Int64?) -> (@Sendable (MediaInfo) throws -> Void)? {
+        nil
+    }
 
-    static func admission(for options: JobOptions) throws -> (@Sendable (MediaInfo) throws -> Void)? {
-        admission(for: try options.typed(Options.self))
+    static func admission(for options: JobOptions, memoryLimit: Int64?) throws
+        -> (@Sendable (MediaInfo) throws -> Void)?
+    {
+        admission(for: try options.typed(Options.self), memoryLimit: memoryLimit)
     }
 
     public static func checkParts(_ parts: Set<String>, options: Options) throws {}

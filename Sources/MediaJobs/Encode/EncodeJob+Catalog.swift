@@ -77,8 +77,10 @@ extension EncodeJob.Options: JobOptionSet {
         .choice(
             "pixel_format", of: EncodeJob.PixelFormat.self,
             help: "Raw camera frames' layout, I420 (yuv420p) or NV12: makes the input frames instead of PCM."),
-        OptionDescription("width", .integer, help: "Width of the raw frames, even, 16-16384 (required for frames)."),
-        OptionDescription("height", .integer, help: "Height of the raw frames, even, 16-16384 (required for frames)."),
+        OptionDescription(
+            "width", .integer, help: "Width of the raw frames, even, 16-16384 (hevc from 32; required for frames)."),
+        OptionDescription(
+            "height", .integer, help: "Height of the raw frames, even, 16-16384 (hevc from 32; required for frames)."),
         OptionDescription(
             "fps", .frameRate, help: "Rate of the raw frames, e.g. 30 or 30000/1001, up to 240 (required for frames)."),
         .choice(

@@ -68,6 +68,9 @@ extension EncodeJob.Options {
             if value % 2 != 0 { throw invalid("\(name) \(value) must be even (4:2:0 chroma is subsampled)") }
         }
         if let fps, FrameRate(parsing: fps.description) == nil { throw invalid("fps \(fps) is outside 1…240") }
+        if let width, let height, let limit = (videoCodec ?? format.defaultVideoCodec).transcodeCodec.sizeLimit {
+            try limit.check(width: width, height: height, what: "the frames")
+        }
         if format.isAnnexB, let videoCodec, videoCodec != format.defaultVideoCodec {
             throw invalid(
                 "format \(format.rawValue) is an Annex-B \(format.defaultVideoCodec.rawValue) stream: "

@@ -17,6 +17,8 @@ struct LadderPlan {
 
     let video: UnsafeMutablePointer<AVStream>
     let audio: [UnsafeMutablePointer<AVStream>]
+    /// The video's size once turned upright, as the renditions are scaled from it.
+    let sourceSize: (width: Int, height: Int)
     /// Largest first.
     let renditions: [Rendition]
     let warnings: [String]
@@ -45,12 +47,11 @@ struct LadderPlan {
         var warnings = asked.filter { $0.height > height }.map {
             "rendition \($0.rawValue) (\($0.width)x\($0.height)) is larger than the source's \(size) picture and was skipped"
         }
-        var renditions = asked.filter { $0.height <= height }.map { Rendition(rung: $0, height: $0.height) }
-        if renditions.isEmpty, let smallest = asked.last {
-            renditions = [Rendition(rung: smallest, height: height / 2 * 2)]
+        let renditions = Self.renditions(asked, sourceHeight: height)
+        if let only = renditions.first, only.height != only.rung.height {
             warnings.append(
                 "every rendition asked is larger than the source's \(size) picture: the package has one rendition "
-                    + "at the source's height with \(smallest.rawValue)'s bit rate")
+                    + "at the source's height with \(only.rung.rawValue)'s bit rate")
         }
         if visual.count > 1 { warnings.append("only the first of \(visual.count) video tracks is encoded") }
         for stream in input.streams where !visual.contains(stream) {
@@ -61,7 +62,33 @@ struct LadderPlan {
         }
         self.video = video
         audio = input.streams.filter { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+        sourceSize = (width, height)
         self.renditions = renditions
         self.warnings = warnings
+    }
+
+    /// The renditions of `asked` (largest first) a source `sourceHeight` tall (upright) gets: those that
+    /// fit, or when none does the smallest at the source's height, rounded down to even.
+    static func renditions(_ asked: [LadderRung], sourceHeight: Int) -> [Rendition] {
+        let fitting = asked.filter { $0.height <= sourceHeight }.map { Rendition(rung: $0, height: $0.height) }
+        guard fitting.isEmpty, let smallest = asked.last else { return fitting }
+        return [Rendition(rung: smallest, height: sourceHeight / 2 * 2)]
+    }
+
+    /// What encoding the renditions needs (`LadderMemory`): each one's size as `scale=-2:<height>` gives it
+    /// from the upright source.
+    func memory(preset: TranscodeJob.Preset) -> LadderMemory {
+        Self.memory(renditions, source: sourceSize, preset: preset)
+    }
+
+    static func memory(_ renditions: [Rendition], source: (width: Int, height: Int), preset: TranscodeJob.Preset)
+        -> LadderMemory
+    {
+        LadderMemory(
+            source: source,
+            renditions: renditions.map {
+                let size = ScaledSize(width: nil, height: $0.height, source: source)
+                return (size.width, size.height)
+            }, preset: preset)
     }
 }

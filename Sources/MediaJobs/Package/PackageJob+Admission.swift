@@ -3,16 +3,22 @@ import MediaCore
 
 extension PackageJob {
     /// The refusals a package makes from its input's tracks, at upload: a stream copy into MPEG-TS
-    /// segments of a codec TS does not carry, and a ladder from an input with no video to encode. They
-    /// mirror what `PackagePlan` and `LadderPlan` check when the job opens the input, over the same
-    /// tracks: the first video track that is not cover art, and every audio track.
-    public static func admission(for options: Options) -> (@Sendable (MediaInfo) throws -> Void)? {
+    /// segments of a codec TS does not carry, a ladder from an input with no video to encode, and a
+    /// ladder whose estimated memory (`LadderMemory`) is over `memoryLimit`. They mirror what
+    /// `PackagePlan` and `LadderPlan` check when the job opens the input, over the same tracks: the first
+    /// video track that is not cover art, and every audio track.
+    public static func admission(for options: Options, memoryLimit: Int64?) -> (@Sendable (MediaInfo) throws -> Void)? {
         if !options.renditions.isEmpty {
             return { info in
                 guard info.tracks.contains(where: isPicture) else {
                     throw MediaError(
                         .invalidOption, "renditions asks for a video ladder, but the input has no video track to encode"
                     )
+                }
+                if let memoryLimit, let source = info.pictureSize(upright: true) {
+                    let renditions = LadderPlan.renditions(options.renditions, sourceHeight: source.height)
+                    try LadderPlan.memory(renditions, source: source, preset: options.preset ?? Options.defaultPreset)
+                        .check(limit: memoryLimit)
                 }
             }
         }

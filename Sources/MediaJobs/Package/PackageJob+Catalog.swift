@@ -39,7 +39,9 @@ extension PackageJob.Options: JobOptionSet {
             help: "Target segment length, 1 to 60 seconds; segments end at the first keyframe past it."),
         OptionDescription(
             "renditions", .choiceList, allowed: LadderRung.allCases.map(\.rawValue),
-            help: "An ABR ladder encoded in H.264, e.g. 1080p,720p,360p; sizes above the source's are skipped."),
+            help:
+                "An ABR ladder encoded in H.264, e.g. 1080p,720p,360p; sizes above the source's are skipped, and a ladder estimated over the job memory limit is refused."
+        ),
         .choice(
             "preset", of: TranscodeJob.Preset.self,
             help: "The ladder's x264 speed preset (veryfast); only with renditions."),

@@ -43,6 +43,12 @@ public struct PackageJob: Sendable {
             path: input, container: container, policy: InputPolicy.transcoding.handling(damaged: options.damaged))
         try source.findStreamInfo()
         let ladder = try LadderPlan(input: source, renditions: options.renditions)
+        // Refused before any work when the worker's address space cannot hold the encoders, with what the
+        // process maps already as the base.
+        if let limit = LadderMemory.processLimit {
+            try ladder.memory(preset: options.preset ?? Options.defaultPreset).check(
+                limit: limit, base: LadderMemory.processSize ?? LadderMemory.idleWorkerBytes)
+        }
         let intermediate = directory + "/" + Self.ladderIntermediateName
         defer { unlink(intermediate) }
         let encoded = try LadderIntermediate(plan: ladder, options: options).encode(

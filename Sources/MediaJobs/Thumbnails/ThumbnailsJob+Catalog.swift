@@ -32,15 +32,18 @@ extension ThumbnailsJob: MediaJob {
 extension ThumbnailsJob.Options: JobOptionSet {
     public static let descriptions: [OptionDescription] = [
         OptionDescription("times", .secondsList, help: "Seconds to take pictures at, e.g. 1,2.5,10."),
-        OptionDescription("every", .seconds, help: "A picture every this many seconds, from 0."),
+        OptionDescription(
+            "every", .seconds, help: "A picture every this many seconds, from 0; at most 1000 over the video."),
         OptionDescription(
             "count", .integer, default: "1",
             help: "This many pictures (1 to 1000), at the middles of equal parts of the duration."),
         .choice(
             "mode", of: Mode.self, default: .exact,
             help: "exact: the frame shown at each point; scene: the most representative frame after it."),
-        OptionDescription("width", .integer, help: "The pictures' width, 16 to 16384; alone it keeps the aspect."),
-        OptionDescription("height", .integer, help: "The pictures' height, 16 to 16384; alone it keeps the aspect."),
+        OptionDescription(
+            "width", .integer, help: "The pictures' width, 16 to 16384 (webp 16383); alone it keeps the aspect."),
+        OptionDescription(
+            "height", .integer, help: "The pictures' height, 16 to 16384 (webp 16383); alone it keeps the aspect."),
         .choice("format", of: ImageEncoder.Format.self, default: .jpeg, help: "The pictures' format."),
         OptionDescription(
             "sprite", .boolean, default: "false",
@@ -50,4 +53,17 @@ extension ThumbnailsJob.Options: JobOptionSet {
 
 extension JobKind {
     public static let thumbnails = ThumbnailsJob.kind
+}
+
+extension ThumbnailsJob {
+    /// Refuses at upload an `every` that places more pictures than a job takes over the video's duration
+    /// as the probe gives it, with the job's own `invalid_option` (`ThumbnailSchedule.pointCount`); the
+    /// job makes the same check when it opens the input, which is all an input by URL gets.
+    public static func admission(for options: Options, memoryLimit: Int64?) -> (@Sendable (MediaInfo) throws -> Void)? {
+        guard let every = options.every else { return nil }
+        return { info in
+            guard let duration = ThumbnailSchedule.duration(of: info), duration > 0 else { return }
+            _ = try ThumbnailSchedule.pointCount(every: every, duration: duration)
+        }
+    }
 }

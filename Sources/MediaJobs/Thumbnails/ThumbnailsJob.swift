@@ -46,19 +46,33 @@ public struct ThumbnailsJob: Sendable {
         var thumbnails: [ThumbnailsResult.Thumbnail] = []
         var outputs: [String] = []
         var lastShown: Int64? = nil
+        var merged = 0
         let timeBase = stream.pointee.time_base
         for (number, point) in schedule.points.enumerated() {
             try context.checkpoint()
+            context.reportProgress(Double(number) / Double(schedule.points.count) * 0.95)
             let target =
                 seeker.origin
                 + av_rescale_q(Int64((point * 1_000_000).rounded()), AVRational(num: 1, den: 1_000_000), timeBase)
+            // The last picture's frame is shown at or after this point: in exact mode it is this point's frame
+            // too (no frame is shown between the last point and it), in scene mode it was chosen from frames
+            // reaching past this point. Points closer together than frames share it, without decoding again.
+            if let lastShown, lastShown >= target {
+                merged += 1
+                continue
+            }
             try seeker.approach(target, lastFrame: lastShown)
             let window = sceneWindow(after: point, next: schedule.points.dropFirst(number + 1).first, stream: stream)
             guard let chosen = try pictures.picture(from: seeker, at: target, window: window) else {
                 throw MediaError(.invalidInput, "no frame could be decoded at or before \(point) s")
             }
+            // The track ended before this point as well as the last one: its last frame is pictured already.
+            if chosen.shownAt == lastShown {
+                merged += 1
+                continue
+            }
             lastShown = chosen.shownAt
-            let name = Self.pictureName(number + 1, options.format)
+            let name = Self.pictureName(thumbnails.count + 1, options.format)
             let path = outputDirectory + "/" + name
             try pictures.encoder(for: chosen.picture).write(chosen.picture, to: path)
             if options.sprite {
@@ -72,18 +86,22 @@ public struct ThumbnailsJob: Sendable {
                 .init(
                     file: name, time: point,
                     frameTime: Double(chosen.shownAt - seeker.origin) * av_q2d(timeBase)))
-            context.reportProgress(Double(number + 1) / Double(schedule.points.count) * 0.95)
         }
-        let sprite = try sheet.map { try writeSprite($0, points: schedule.points, duration: duration) }
+        let sprite = try sheet.map { try writeSprite($0, points: thumbnails.map(\.time), duration: duration) }
         outputs += sprite.map { [outputDirectory + "/" + $0.file, outputDirectory + "/" + $0.cues] } ?? []
         context.reportProgress(1)
-        let warnings =
-            schedule.pastTheEnd.isEmpty
-            ? []
-            : [
+        var warnings: [String] = []
+        if !schedule.pastTheEnd.isEmpty {
+            warnings.append(
                 "no picture at \(schedule.pastTheEnd.map { String($0) }.joined(separator: ", ")) s: at or past the end of the "
-                    + "\(String(format: "%.3f", duration ?? 0)) s video"
-            ]
+                    + "\(String(format: "%.3f", duration ?? 0)) s video")
+        }
+        if merged > 0 {
+            warnings.append(
+                "\(merged) of the \(schedule.points.count) points fell on the frame of the point before (points closer "
+                    + "together than the video's frames): \(thumbnails.count) pictures, one per frame, each listed at "
+                    + "the first of its points")
+        }
         let size = pictures.size ?? (0, 0)
         return ThumbnailsResult(
             outputs: outputs, warnings: warnings, thumbnails: thumbnails, width: size.width, height: size.height,
@@ -100,7 +118,8 @@ public struct ThumbnailsJob: Sendable {
             points: points, duration: duration ?? points.last ?? 0, sheetName: sheetName, columns: sheet.columns,
             tileWidth: sheet.tileWidth, tileHeight: sheet.tileHeight)
         try AtomicFile.write(Data(cues.text.utf8), to: outputDirectory + "/sprite.vtt")
-        return ThumbnailsResult.Sprite(file: sheetName, cues: "sprite.vtt", columns: sheet.columns, rows: sheet.rows)
+        return ThumbnailsResult.Sprite(
+            file: sheetName, cues: "sprite.vtt", columns: sheet.usedColumns, rows: sheet.usedRows)
     }
 
     /// How many frames scene mode weighs after `point`: those up to the next point, at most two seconds'

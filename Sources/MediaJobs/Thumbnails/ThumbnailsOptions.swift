@@ -103,6 +103,13 @@ extension ThumbnailsJob {
             for side in [width, height].compactMap({ $0 }) where !Self.sizes.contains(side) {
                 throw MediaError(.invalidOption, "width and height must be from 16 to 16384 (got \(side))")
             }
+            let limit = format.sizeLimit
+            switch (width, height) {
+            case (let width?, let height?): try limit.check(width: width, height: height, what: "the pictures")
+            case (let width?, nil): try limit.check(width: width, what: "the pictures")
+            case (nil, let height?): try limit.check(height: height, what: "the pictures")
+            case (nil, nil): break
+            }
         }
 
         /// `1,2.5,10` → [1, 2.5, 10]; nil unless every item is digits with an optional decimal fraction (no

@@ -24,6 +24,22 @@ extension TranscodeJob {
             }
         }
 
+        /// The output sizes the encoder takes, found against each library: x264 codes any side up to
+        /// 16384; x265 gives a side under 32 a 16-pixel CTU, which it refuses as soon as the size, rate or
+        /// bit rate needs level 5 or above, so it takes 32 and up (and far over 16384, which is mediad's own
+        /// cap); SVT-AV1 takes 64 to 16384 wide and 64 to 8704 tall; Debian's libvpx is built with a
+        /// 16384x16384 limit, past which it reports a failed allocation. libav's bound on a picture applies
+        /// to all. `width` and `height` themselves start at 16 (`Options.dimensions`).
+        var sizeLimit: PictureSizeLimit? {
+            switch self {
+            case .h264: PictureSizeLimit("h264 (libx264)", widths: 1...16384, heights: 1...16384)
+            case .hevc: PictureSizeLimit("hevc (libx265)", widths: 32...16384, heights: 32...16384)
+            case .av1: PictureSizeLimit("av1 (SVT-AV1)", widths: 64...16384, heights: 64...8704)
+            case .vp9: PictureSizeLimit("vp9 (libvpx)", widths: 1...16384, heights: 1...16384)
+            case .copy, .none: nil
+            }
+        }
+
         var codecID: AVCodecID? {
             switch self {
             case .h264: AV_CODEC_ID_H264

@@ -57,8 +57,12 @@ extension TranscodeJob.Options: JobOptionSet {
         OptionDescription(
             "fps", .frameRate, help: "A constant output frame rate, e.g. 30 or 30000/1001 (default the input's timing)."
         ),
-        OptionDescription("width", .integer, help: "Output width, even, 16-16384; alone it keeps the aspect ratio."),
-        OptionDescription("height", .integer, help: "Output height, even, 16-16384; alone it keeps the aspect ratio."),
+        OptionDescription(
+            "width", .integer,
+            help: "Output width, even, 16-16384 (hevc from 32, av1 from 64); alone it keeps the aspect."),
+        OptionDescription(
+            "height", .integer,
+            help: "Output height, even, 16-16384 (hevc from 32, av1 64-8704); alone it keeps the aspect."),
         .choice(
             "pixel_format", of: TranscodeJob.PixelFormat.self,
             help: "Pixel format of the encoded video (default yuv420p; yuv420p10le for main10)."),

@@ -102,6 +102,14 @@ extension TranscodeJob.Options {
         for (name, value) in [("width", width), ("height", height)] {
             if let value, value % 2 != 0 { throw invalid("\(name) \(value) must be even (chroma is subsampled)") }
         }
+        if let limit = videoCodec.sizeLimit {
+            switch (width, height) {
+            case (let width?, let height?): try limit.check(width: width, height: height, what: "the output")
+            case (let width?, nil): try limit.check(width: width, what: "the output")
+            case (nil, let height?): try limit.check(height: height, what: "the output")
+            case (nil, nil): break
+            }
+        }
     }
 
     private func validateProfile() throws {

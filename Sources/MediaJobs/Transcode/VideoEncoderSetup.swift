@@ -22,6 +22,9 @@ struct VideoEncoderSetup {
         guard let name = codec.encoderName else {
             throw MediaError(.internalError, "video_codec \(codec) has no encoder")
         }
+        // The size is known here for certain (the source's, scaled and turned): one the encoder refuses is
+        // the options' fault, whatever its open would have said.
+        try codec.sizeLimit?.check(width: width, height: height, what: "the output picture")
         return try Encoder(named: name, options: privateOptions()) { context in
             context.pointee.width = Int32(width)
             context.pointee.height = Int32(height)

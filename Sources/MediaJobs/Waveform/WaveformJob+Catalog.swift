@@ -35,8 +35,12 @@ extension WaveformJob.Options: JobOptionSet {
         OptionDescription(
             "split_channels", .boolean, default: "false",
             help: "One waveform per channel instead of the channels averaged into one."),
-        OptionDescription("width", .integer, default: "800", help: "The picture's width in pixels, 16 to 16384."),
-        OptionDescription("height", .integer, default: "250", help: "The picture's height in pixels, 16 to 16384."),
+        OptionDescription(
+            "width", .integer, default: "800", help: "The picture's width in pixels, 16 to 16384 (at most 16384x16128)."
+        ),
+        OptionDescription(
+            "height", .integer, default: "250",
+            help: "The picture's height in pixels, 16 to 16384 (at most 16384x16128)."),
         OptionDescription(
             "background_color", .color, default: defaultBackground.description, help: "The picture's background."),
         OptionDescription(

@@ -73,7 +73,8 @@ extension WaveformJob {
             try validate()
         }
 
-        /// `invalid_option` for `bits` other than 8 or 16, both resolutions at once, or a size out of range.
+        /// `invalid_option` for `bits` other than 8 or 16, both resolutions at once, or a size out of range
+        /// (each side, and the picture as a whole as libav bounds it).
         public func validate() throws {
             guard bits == 8 || bits == 16 else {
                 throw MediaError(.invalidOption, "invalid value '\(bits)' for option bits: expected 8 or 16")
@@ -89,6 +90,7 @@ extension WaveformJob {
                 throw MediaError(
                     .invalidOption, "the picture's width and height must be from 16 to 16384 (got \(width)x\(height))")
             }
+            try ImageEncoder.Format.png.sizeLimit.check(width: width, height: height, what: "the picture")
         }
 
         /// The samples per pair for audio at `sampleRate`: as given, the rate divided by `pixelsPerSecond`

@@ -27,7 +27,9 @@ public enum JobWorker {
         }
         while let line = readLine() {
             let fields = line.split(separator: " ")
-            let message = finalMessage {
+            AllocationFailures.rearmReport()
+            let allocations = AllocationFailures.current
+            let message = finalMessage(allocations: allocations) {
                 guard fields.count == 2, let seconds = Int(fields[1]) else {
                     throw MediaError(.internalError, "the worker cannot read the job line '\(line.prefix(200))'")
                 }
@@ -39,14 +41,17 @@ public enum JobWorker {
         }
     }
 
-    /// The final message of a job run by `body`: its outcome, or its error as the server should record it.
-    private static func finalMessage(_ body: () throws -> JobExecutor.Outcome) -> WorkerMessage {
+    /// The final message of a job run by `body`: its outcome, or its error as the server should record it,
+    /// the allocations that failed since `allocations` counting as running out of memory.
+    private static func finalMessage(allocations: AllocationFailures, _ body: () throws -> JobExecutor.Outcome)
+        -> WorkerMessage
+    {
         do {
             return WorkerMessage(succeeded: WorkerMessage.Success(job: try body()))
         } catch let error as MediaError {
-            return WorkerMessage(failed: classify(error))
+            return WorkerMessage(failed: classify(error, allocations: allocations))
         } catch {
-            return WorkerMessage(failed: classify(MediaError(.internalError, "\(error)")))
+            return WorkerMessage(failed: classify(MediaError(.internalError, "\(error)"), allocations: allocations))
         }
     }
 
@@ -87,16 +92,21 @@ public enum JobWorker {
         }
     }
 
-    /// The error as the server should record it: a failure for want of memory (libav's ENOMEM text, or no
-    /// address space left) becomes `out_of_memory`, whatever code it had on its way up.
-    package static func classify(_ error: MediaError) -> WorkerMessage.Failure {
+    /// The error as the server should record it: a failure for want of memory becomes `out_of_memory`,
+    /// whatever code it had on its way up. Want of memory is an allocation that failed since `allocations`
+    /// (x264, x265 and SVT-AV1 turn one into a generic error), libav's ENOMEM text, or no address space
+    /// left (a thread's stack or a mapping that is no allocation).
+    package static func classify(_ error: MediaError, allocations: AllocationFailures) -> WorkerMessage.Failure {
+        let failed = AllocationFailures.current.failures(since: allocations)
         let outOfMemory =
-            error.message.contains(String(cString: strerror(ENOMEM))) || !WorkerLimits.hasAddressSpace()
-        guard outOfMemory, error.code != .cancelled else {
+            failed != nil || error.message.contains(String(cString: strerror(ENOMEM)))
+            || !WorkerLimits.hasAddressSpace()
+        guard outOfMemory, error.code != .cancelled, error.code != .outOfMemory else {
             return WorkerMessage.Failure(code: error.code.rawValue, message: error.message)
         }
         return WorkerMessage.Failure(
-            code: MediaError.Code.outOfMemory.rawValue, message: "the job ran out of memory: \(error.message)")
+            code: MediaError.Code.outOfMemory.rawValue,
+            message: "the job ran out of memory\(failed.map { " (\($0))" } ?? ""): \(error.message)")
     }
 }
 

@@ -4,8 +4,6 @@ import MediaCore
 extension MediaError.Code {
     /// The job ran past its wall-clock or CPU-time limit and its worker was killed.
     public static let timeout = MediaError.Code(rawValue: "timeout")
-    /// The job needed more memory than its worker may map (`--job-memory`).
-    public static let outOfMemory = MediaError.Code(rawValue: "out_of_memory")
     /// The worker died of a signal nobody in mediad sent; the message names the signal.
     public static let workerCrashed = MediaError.Code(rawValue: "worker_crashed")
     /// A worker's report (a message line on its stdout) was over the size the server reads; the answer

@@ -18,14 +18,16 @@ public enum ProbeWorker {
         // libav's complaints about a broken file go to stderr, whose tail the server keeps for errors.
         LibavLog.configure(level: 16) { _, line in FileHandle.standardError.write(Data("libav: \(line)\n".utf8)) }
         let message: WorkerMessage
+        let allocations = AllocationFailures.current
         do {
             try limits.apply()
             let info = try JobCatalog.probe(path, loudness: loudness)
             message = WorkerMessage(succeeded: WorkerMessage.Success(probe: info))
         } catch let error as MediaError {
-            message = WorkerMessage(failed: JobWorker.classify(error))
+            message = WorkerMessage(failed: JobWorker.classify(error, allocations: allocations))
         } catch {
-            message = WorkerMessage(failed: JobWorker.classify(MediaError(.internalError, "\(error)")))
+            message = WorkerMessage(
+                failed: JobWorker.classify(MediaError(.internalError, "\(error)"), allocations: allocations))
         }
         FileHandle.standardOutput.write(message.line())
     }

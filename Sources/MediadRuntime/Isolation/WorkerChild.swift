@@ -39,19 +39,23 @@ package final class WorkerChild: @unchecked Sendable {
         }
 
         /// Why a child that ended without a final message failed, `doing` what (e.g. "the job"): SIGXCPU
-        /// (its CPU-time limit) → `timeout`; a signal with the Swift runtime's or C++'s allocation-failure
-        /// text on stderr → `out_of_memory`; any other signal or exit → `worker_crashed`.
+        /// (its CPU-time limit) → `timeout`; an end after an allocation failed (the line of
+        /// `AllocationFailures` on stderr: the Swift runtime aborts when one does, x265 may crash on it), or
+        /// with the Swift runtime's or C++'s allocation-failure text → `out_of_memory`; any other signal
+        /// or exit → `worker_crashed`.
         func failure(doing work: String, stderr: String, limits: WorkerLimits) -> MediaError {
-            switch self {
-            case .signal(SIGXCPU):
+            let allocationTexts = [
+                AllocationFailures.stderrMarker, "failed to allocate", "Could not allocate memory", "std::bad_alloc",
+                "out of memory",
+            ]
+            if case .signal(SIGXCPU) = self {
                 return MediaError(.timeout, "\(work) used more than its \(limits.cpuSeconds) s of CPU time")
-            case .signal
-            where ["Could not allocate memory", "std::bad_alloc", "out of memory"].contains(where: stderr.contains):
+            }
+            if allocationTexts.contains(where: stderr.contains) {
                 return MediaError(
                     .outOfMemory, "\(work) needed more than its \(limits.memory) bytes of memory (\(self))")
-            case .signal, .exit:
-                return MediaError(.workerCrashed, "the worker process \(self) before finishing \(work)")
             }
+            return MediaError(.workerCrashed, "the worker process \(self) before finishing \(work)")
         }
     }
 

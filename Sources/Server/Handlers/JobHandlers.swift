@@ -78,7 +78,9 @@ extension MediaService {
                 let path = upload.file.path
                 try await threadPool.runIfActive { try InputScreen.check(path, part: part, kind: kind) }
             }
-            if let admission = try kind.admission(for: options) {
+            // A job's worker may map at most --job-memory; in-process jobs have no limit of their own.
+            let memoryLimit = configuration.isolation.mode == .process ? configuration.isolation.jobMemory : nil
+            if let admission = try kind.admission(for: options, memoryLimit: memoryLimit) {
                 for upload in received.values { try await admit(upload.file.path, admission) }
             }
             if let callback { _ = try configuration.webhooks.check(callback) }

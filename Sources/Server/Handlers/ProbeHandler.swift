@@ -72,9 +72,9 @@ extension MediaService {
         }
     }
 
-    /// Refuses an upload whose tracks fail `admission` (a kind's `MediaJob.admission(for:)`), from a probe
-    /// made as `POST /probe` makes it. A file the probe cannot read is left to the job, which reports why
-    /// with the engine's own code.
+    /// Refuses an upload whose tracks fail `admission` (a kind's `MediaJob.admission(for:memoryLimit:)`),
+    /// from a probe made as `POST /probe` makes it. A file the probe cannot read is left to the job, which
+    /// reports why with the engine's own code.
     func admit(_ path: String, _ admission: @Sendable (MediaInfo) throws -> Void) async throws {
         guard let info = try? await describe(path, loudness: false) else { return }
         try admission(info)

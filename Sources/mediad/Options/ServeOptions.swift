@@ -125,7 +125,8 @@ struct ServeOptions: ParsableArguments {
     var isolation: IsolationSettings.Mode?
 
     @Option(
-        help: "Address space a job's worker may map: bytes, or with K, M, G (default 2G).",
+        help:
+            "Address space a job's worker may map: bytes, or with K, M, G (default 2G); a ladder estimated over it is refused.",
         transform: Setting.jobMemory.read)
     var jobMemory: Int64?
 
