@@ -68,18 +68,25 @@ enum RepairRecordings {
         var hash: String
     }
 
-    /// The packets of stream `spec` (`v:0`, `a:0`) of `path`.
+    /// The packets of stream `spec` (`v:0`, `a:0`) of `path`. ffprobe's compact output, read one `packet|`
+    /// record at a time: a packet's side data breaks its line (and its JSON output, for some files).
     static func packets(_ path: String, _ spec: String) throws -> [Packet] {
         let output = try Command.run(
             "ffprobe",
             [
                 "-v", "error", "-select_streams", spec, "-show_entries", "packet=pts_time,pos,size,data_hash",
-                "-show_data_hash", "MD5", "-of", "csv=p=0", path,
+                "-show_data_hash", "MD5", "-of", "compact", path,
             ])
-        return output.text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: ",").map(String.init)
-            guard fields.count == 4, let time = Double(fields[0]), let size = Int(fields[1]) else { return nil }
-            return Packet(time: time, position: Int(fields[2]) ?? -1, size: size, hash: fields[3])
+        return output.text.components(separatedBy: "packet|").dropFirst().compactMap { record in
+            var fields: [String: String] = [:]
+            for pair in record.split(whereSeparator: { $0 == "|" || $0 == "\n" }) {
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                if parts.count == 2 { fields[parts[0]] = parts[1] }
+            }
+            guard let time = fields["pts_time"].flatMap(Double.init), let size = fields["size"].flatMap(Int.init),
+                let hash = fields["data_hash"]
+            else { return nil }
+            return Packet(time: time, position: fields["pos"].flatMap(Int.init) ?? -1, size: size, hash: hash)
         }
     }
 
