@@ -49,6 +49,7 @@ final class AACFrameFinder {
         return found
     }
 
+    /// The binary search over the length of the frame at `offset` (see the type's description).
     private func search(at offset: Int64, end: Int64, in window: ByteWindow) throws -> (size: Int, samples: Int)? {
         let available = Int(min(Int64(maxFrameSize), end - offset))
         guard available > 0 else { return nil }

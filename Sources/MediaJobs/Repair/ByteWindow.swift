@@ -36,7 +36,9 @@ final class ByteWindow {
     /// Calls `body` with the bytes of `[offset, offset + count)`, which must lie inside the file; `count` is
     /// bounded by the caller (a sample size it has checked), never taken from the file unchecked.
     func withBytes<T>(at offset: Int64, count: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
-        precondition(count >= 0 && offset >= 0 && offset + Int64(count) <= size, "read outside the file")
+        guard count >= 0, offset >= 0, offset + Int64(count) <= size else {
+            throw MediaError(.internalError, "a repair read \(count) bytes at \(offset) of a \(size)-byte file")
+        }
         if offset < start || offset + Int64(count) > start + Int64(buffer.count) {
             try load(from: offset, atLeast: count)
         }
@@ -61,6 +63,7 @@ final class ByteWindow {
         try withBytes(at: offset, count: width) { bytes in bytes.reduce(0) { ($0 << 8) | UInt64($1) } }
     }
 
+    /// Moves the window to start at `offset` and hold at least `count` bytes (a chunk when that is more).
     private func load(from offset: Int64, atLeast count: Int) throws {
         let length = Int(min(Int64(max(chunk, count)), size - offset))
         var fresh = [UInt8](repeating: 0, count: length)

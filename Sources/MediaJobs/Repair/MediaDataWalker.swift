@@ -12,13 +12,19 @@ import MediaCore
 /// out (or, without video, two AAC frames in a row), and counts the bytes skipped. Nothing is guessed
 /// into a sample; every loop advances by at least one byte and reads only inside the data.
 final class MediaDataWalker {
+    /// The broken recording's bytes.
     let window: ByteWindow
     let referenceVideo: ReferenceVideo?
     let referenceAudio: ReferenceAudio?
+    /// The video samples' reader, with the parameter sets accepted samples carried; nil without video.
     var video: VideoSampleReader?
+    /// Picture order counting over the accepted samples, in decoding order.
     private var pictureOrder: (any PictureOrderParser)?
+    /// Finds AAC frames; nil without AAC audio.
     let aac: AACFrameFinder?
+    /// The samples found, in file order.
     private(set) var samples: [FoundSample] = []
+    /// The bytes no sample took.
     private(set) var skipped = SkippedRanges()
     /// Bytes of media data walked, over every `mdat`.
     private(set) var walkedBytes: Int64 = 0
@@ -145,6 +151,8 @@ final class MediaDataWalker {
         try videoCheck(at: position, end: end).sample
     }
 
+    /// Accepts `sample` into the stream and counts its picture order; a picture whose order cannot be
+    /// counted is skipped.
     private func takeVideo(_ sample: VideoSampleReader.Sample) throws {
         guard var reader = video, var order = pictureOrder else { return }
         reader.accept(sample)
@@ -162,6 +170,7 @@ final class MediaDataWalker {
         videoCount += 1
     }
 
+    /// Accepts the audio frame or run at `position`, on the audio clock.
     private func takeAudio(at position: Int64, size: Int, samples count: Int) {
         if skippedSinceAudio, let audioTrack = referenceAudio, let videoTrack = referenceVideo {
             // Audio lost in skipped bytes would pull every later frame early: start again at the video's time.
@@ -193,6 +202,7 @@ final class MediaDataWalker {
         return end
     }
 
+    /// Whether the walk can go on at `position` after losing its way.
     private func canResume(at position: Int64, end: Int64) throws -> Bool {
         if let video {
             guard try mayStartUnit(at: position, end: end, video),
