@@ -62,36 +62,47 @@ import Testing
         print("repair h264+pcm mov cut \(fraction): \(counts)")
     }
 
-    /// A recording made by `ffmpeg -f mp4` killed with SIGKILL, against the same command run to its end.
-    @Test func rebuildsARecordingWhoseRecorderWasKilled() throws {
+    /// The recorders killed: codecs, container, and how many bytes are on disk when the kill comes.
+    static let killed: [(name: String, codecs: [String], container: String, bytes: Int)] = [
+        ("h264", RepairRecordings.h264AAC, "mp4", 300_000), ("hevc", RepairRecordings.hevcAAC, "mp4", 300_000),
+        ("pcm", RepairRecordings.h264PCM, "mov", 1_000_000),
+    ]
+
+    /// A recording made by `ffmpeg -f mp4`/`-f mov` killed with SIGKILL, against the same command run to
+    /// its end. The killed run is asked for an hour, so it cannot end before the kill, which comes once
+    /// `bytes` are on disk (what the recorder wrote, not time, decides); its first bytes are those of a
+    /// 30-second run but for the `mdat` size, which only a finished run fills in.
+    @Test(arguments: killed.indices)
+    func rebuildsARecordingWhoseRecorderWasKilled(_ index: Int) throws {
+        let (name, codecs, container, bytes) = Self.killed[index]
         let scratch = try Scratch("repair-killed")
-        let arguments =
-            ["-v", "error", "-y"] + RepairRecordings.source + ["-t", "30"] + RepairRecordings.h264AAC + ["-f", "mp4"]
-        let finished = scratch.file("finished.mp4")
-        try Command.run("ffmpeg", arguments + [finished])
-        let killed = scratch.file("killed.mp4")
+        let finished = try RepairRecordings.recording(
+            "finished-\(name).\(container)", codecs: codecs, container: container, seconds: 30)
+        let killed = scratch.file("killed.\(container)")
         let recorder = Process()
         recorder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        recorder.arguments = ["ffmpeg"] + arguments + [killed]
+        recorder.arguments =
+            ["ffmpeg", "-v", "error", "-y"] + RepairRecordings.source + ["-t", "3600"] + codecs
+            + ["-f", container, killed]
         recorder.standardInput = FileHandle.nullDevice
         try recorder.run()
-        // Waits for what the recorder writes, not for time: it is killed once 300 kB are on disk.
         while recorder.isRunning,
-            (try? FileManager.default.attributesOfItem(atPath: killed)[.size] as? Int) ?? 0 < 300_000
+            (try? FileManager.default.attributesOfItem(atPath: killed)[.size] as? Int) ?? 0 < bytes
         {
             usleep(10_000)
         }
         kill(recorder.processIdentifier, SIGKILL)
         recorder.waitUntilExit()
-        #expect(recorder.terminationReason == .uncaughtSignal, "ffmpeg finished before it was killed")
+        #expect(recorder.terminationReason == .uncaughtSignal)
         let cut = try #require(try FileManager.default.attributesOfItem(atPath: killed)[.size] as? Int)
         #expect(try Command.run("ffprobe", ["-v", "error", killed], allowFailure: true).status != 0)
         let reference = try RepairRecordings.recording(
-            "h264-reference.mp4", codecs: RepairRecordings.h264AAC, container: "mp4", seconds: 2)
-        let (result, output) = try repair(killed, reference: reference, in: scratch, name: "fixed")
-        let counts = try RepairRecordings.expectFaithful(output, to: finished, cut: cut)
+            "\(name)-reference.\(container)", codecs: codecs, container: container, seconds: 2)
+        let format: RepairJob.Format = container == "mov" ? .mov : .mp4
+        let (result, output) = try repair(killed, reference: reference, format: format, in: scratch, name: "fixed")
+        let counts = try RepairRecordings.expectFaithful(output, to: finished, cut: cut, pcmAudio: name == "pcm")
         #expect(result.method == "index")
-        print("repair killed ffmpeg (\(cut) bytes): \(counts)")
+        print("repair killed ffmpeg \(name) (\(cut) bytes): \(counts)")
     }
 
     /// A fragmented MP4 cut mid-fragment keeps every complete fragment, with no reference.

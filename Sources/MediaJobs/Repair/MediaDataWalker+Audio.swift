@@ -37,11 +37,11 @@ extension MediaDataWalker {
         return silentFrames ? (frame.size, frameSamples) : nil
     }
 
-    /// PCM has no framing: a run is the bytes up to the next video sample. Run lengths the reference shows
-    /// are tried first; then every sample frame boundary up to twice its longest run (at least a second of
-    /// audio). Where a video sample starts at `position` itself, only a run of a length the reference shows
-    /// is believed. Without video, or at the end of the data, the run goes on to the end (in whole sample
-    /// frames), one packet at a time.
+    /// PCM has no framing: a run is the bytes up to the next video sample (whole, or cut off by the end).
+    /// Run lengths the reference shows are tried first; then every sample frame boundary up to twice its
+    /// longest run (at least a second of audio). Where a video sample starts at `position` itself, only a
+    /// run of a length the reference shows is believed. Without video, or at the end of the data, the run
+    /// goes on to the end (in whole sample frames), one packet at a time.
     private func pcmRun(at position: Int64, end: Int64, blockAlign: Int, runLengths: [Int], packetSize: Int) throws
         -> Int?
     {
@@ -49,15 +49,20 @@ extension MediaDataWalker {
         guard left >= Int64(blockAlign), let track = referenceAudio else { return nil }
         let wholeFrames = Int(left / Int64(blockAlign)) * blockAlign
         guard referenceVideo != nil else { return min(wholeFrames, packetSize) }
+        /// Whether a video sample, whole or cut off by the end, starts at `next`.
+        func videoStarts(at next: Int64) throws -> Bool {
+            if case .none = try videoCheck(at: next, end: end) { return false }
+            return true
+        }
         for length in runLengths where Int64(length) <= left {
             let next = position + Int64(length)
-            if try next == end || videoSample(at: next, end: end) != nil { return length }
+            if try next == end || videoStarts(at: next) { return length }
         }
         if try videoSample(at: position, end: end) != nil { return nil }
         let limit = max(2 * (runLengths.last ?? 0), track.sampleRate * blockAlign)
         var length = blockAlign
         while length <= limit && Int64(length) < left {
-            if try videoSample(at: position + Int64(length), end: end) != nil { return length }
+            if try videoStarts(at: position + Int64(length)) { return length }
             length += blockAlign
         }
         return Int64(limit) >= left ? wholeFrames : nil

@@ -110,9 +110,9 @@ final class MediaDataWalker {
 
     /// Takes the sample at `position`, if there is one.
     private func step(at position: Int64, end: Int64) throws -> Step {
-        // A cut-off video sample wins over AAC, which random bytes decode as now and then; PCM runs
-        // settle the end of the data themselves.
-        if case .cutOff = try videoCheck(at: position, end: end), referenceAudio?.isAAC != false { return .cutOff }
+        // A cut-off video sample wins over audio: random bytes decode as AAC now and then, and PCM takes
+        // any bytes.
+        if case .cutOff = try videoCheck(at: position, end: end) { return .cutOff }
         let audioFirst = audioIsDue
         for isAudio in [audioFirst, !audioFirst] {
             if isAudio, let found = try audioItem(at: position, end: end) {
