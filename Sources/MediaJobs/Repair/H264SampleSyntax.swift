@@ -91,6 +91,8 @@ struct H264SampleSyntax: NALSyntax {
         }
     }
 
+    func isReadWhole(_ header: UInt8) -> Bool { header & 0x1F == 6 || header & 0x1F == 12 }
+
     func isParameterSet(_ unit: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let header = unit.first else { return false }
         return header & 0x1F == 7 || header & 0x1F == 8

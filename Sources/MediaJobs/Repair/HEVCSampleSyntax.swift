@@ -109,6 +109,8 @@ struct HEVCSampleSyntax: NALSyntax {
         }
     }
 
+    func isReadWhole(_ header: UInt8) -> Bool { [38, 39, 40].contains(Int(header >> 1) & 0x3F) }
+
     func isParameterSet(_ unit: UnsafeBufferPointer<UInt8>) -> Bool {
         unit.count >= 2 && (32...34).contains(Self.type(unit))
     }

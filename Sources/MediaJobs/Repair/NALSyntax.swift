@@ -27,6 +27,8 @@ protocol NALSyntax {
     func role(of unit: UnsafeBufferPointer<UInt8>) -> NALRole?
     /// Takes in a parameter set of a sample that was accepted, for the slices after it.
     mutating func take(parameterSet unit: UnsafeBufferPointer<UInt8>)
+    /// Whether a unit whose first byte is `header` is checked whole (SEI, filler) rather than by its header.
+    func isReadWhole(_ header: UInt8) -> Bool
     /// Whether `unit` is a parameter set (kept whole when slice headers are copied for picture order).
     func isParameterSet(_ unit: UnsafeBufferPointer<UInt8>) -> Bool
     /// Whether `prefix`, the first bytes of a unit cut off by the end of the data, can begin a sample: a
@@ -39,6 +41,8 @@ enum NALChecks {
     /// The most bytes of a NAL unit read to check a slice header or a parameter set: slice headers with
     /// long reference list modifications and weight tables still fit.
     static let headerBytes = 4096
+    /// The largest SEI or filler unit checked (they are read whole); real ones are a few kilobytes.
+    static let maxWholeUnit = 1 << 20
 
     /// The RBSP of the first `headerBytes` of `unit`.
     static func rbsp(_ unit: UnsafeBufferPointer<UInt8>) -> [UInt8] {

@@ -62,7 +62,7 @@ struct VideoSampleReader {
             let size = left > Int64(lengthSize) ? Int(try window.bigEndian(at: position, width: lengthSize)) : 0
             guard size >= 1, size <= maxUnitSize, Int64(size) <= left - Int64(lengthSize) else {
                 if pictureSeen { break }
-                let available = Int(max(0, left - Int64(lengthSize)))
+                let available = Int(min(max(0, left - Int64(lengthSize)), Int64(NALChecks.headerBytes)))
                 guard size <= maxUnitSize, available >= 2 else { return .none }
                 let begins = try window.withBytes(at: position + Int64(lengthSize), count: available) {
                     local.beginsSample($0)
@@ -70,9 +70,14 @@ struct VideoSampleReader {
                 return begins ? .cutOff : .none
             }
             let start = position + Int64(lengthSize)
-            let (role, isParameterSet) = try window.withBytes(at: start, count: size) {
-                (local.role(of: $0), local.isParameterSet($0))
-            }
+            // A slice's or parameter set's header is all a check reads; SEI and filler are read whole, up
+            // to `NALChecks.maxWholeUnit`, so that no position costs more than that to look at.
+            let needsWhole = try window.withBytes(at: start, count: 1) { local.isReadWhole($0[0]) }
+            let checked = needsWhole ? size : min(size, NALChecks.headerBytes)
+            let (role, isParameterSet) =
+                needsWhole && size > NALChecks.maxWholeUnit
+                ? (nil, false)
+                : try window.withBytes(at: start, count: checked) { (local.role(of: $0), local.isParameterSet($0)) }
             guard let role else {
                 if pictureSeen { break }
                 return .none
