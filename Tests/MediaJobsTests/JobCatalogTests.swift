@@ -9,6 +9,7 @@ import Testing
         #expect(
             JobCatalog.names == [
                 "encode", "decode", "mux", "demux", "remux", "transcode", "package", "thumbnails", "waveform",
+                "repair",
             ])
         for kind in JobCatalog.kinds {
             #expect(JobKind(rawValue: kind.rawValue) == kind)
@@ -58,11 +59,16 @@ import Testing
         #expect(try JobKind.decode.primaryOutput(for: kind(.decode, ["format": "y4m"])) == "output.y4m")
         #expect(try JobKind.thumbnails.primaryOutput(for: kind(.thumbnails, ["format": "webp"])) == "thumb_0001.webp")
         #expect(try JobKind.waveform.primaryOutput(for: kind(.waveform, [:])) == "waveform.json")
+        #expect(try JobKind.repair.primaryOutput(for: kind(.repair, [:])) == "output.mp4")
+        #expect(try JobKind.repair.primaryOutput(for: kind(.repair, ["format": "mov"])) == "output.mov")
     }
 
     @Test func takesFileOrAudioAndVideo() {
+        let parts: [JobKind: [String]] = [
+            .mux: ["audio", "video"], .encode: ["file", "video", "audio"], .repair: ["file", "reference"],
+        ]
         for kind in JobCatalog.kinds {
-            let parts = kind == .mux ? ["audio", "video"] : kind == .encode ? ["file", "video", "audio"] : ["file"]
+            let parts = parts[kind] ?? ["file"]
             #expect(kind.inputs.map(\.name) == parts)
             #expect(kind.loneInput?.name == (kind == .mux ? nil : "file"))
         }

@@ -20,6 +20,7 @@ import Testing
         #expect(help.status == 0)
         for command in [
             "probe", "remux", "demux", "package", "mux", "encode", "decode", "transcode", "thumbnails", "waveform",
+            "repair",
         ] {
             #expect(help.text.contains(command))
             let sub = try mediad(command, "--help")

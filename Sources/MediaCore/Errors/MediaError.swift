@@ -31,6 +31,13 @@ public struct MediaError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let partialFrame = Code(rawValue: "partial_frame")
         /// A trim window that selects nothing.
         public static let emptySelection = Code(rawValue: "empty_selection")
+        /// A repair's reference recording does not describe the broken one: another codec, or settings its
+        /// media data does not decode with.
+        public static let referenceMismatch = Code(rawValue: "reference_mismatch")
+        /// A repair needs a reference recording for this input, and none was given.
+        public static let referenceRequired = Code(rawValue: "reference_required")
+        /// A repair found no complete sample (or fragment) in the input to rebuild a file from.
+        public static let nothingRecovered = Code(rawValue: "nothing_recovered")
         /// Reading or writing a file failed (permissions, disk full, missing file).
         public static let ioError = Code(rawValue: "io_error")
         /// The disk holding the outputs is full, or below the free-space watermark the server keeps.

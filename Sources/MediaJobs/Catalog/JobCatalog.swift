@@ -6,7 +6,7 @@ public enum JobCatalog {
     /// In the order help texts and error messages list them.
     public static let kinds: [JobKind] = [
         EncodeJob.kind, DecodeJob.kind, MuxJob.kind, DemuxJob.kind, RemuxJob.kind, TranscodeJob.kind,
-        PackageJob.kind, ThumbnailsJob.kind, WaveformJob.kind,
+        PackageJob.kind, ThumbnailsJob.kind, WaveformJob.kind, RepairJob.kind,
     ]
 
     /// The kinds' names, in catalog order.
