@@ -30,7 +30,10 @@ public enum MediadServer {
             unattributed: Logger(label: "mediad.libav"))
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers, maxQueued: configuration.maxQueued,
-            isolation: configuration.isolation, replicas: configuration.replicas,
+            isolation: configuration.isolation,
+            storage: StorageLedger.Limits(
+                quota: configuration.quota, maxPendingUploads: configuration.maxPendingUploads),
+            replicas: configuration.replicas,
             fetcher: try configuration.egress.isEnabled
                 ? InputFetcher(
                     policy: configuration.egress, store: store, threadPool: threadPool,
@@ -43,6 +46,8 @@ public enum MediadServer {
         // Bound before any job starts, so a server that cannot listen has touched no job. Connections the
         // kernel accepts meanwhile wait until the server runs.
         let server = try await bind(configuration, responder: service)
+        // The uploads on disk hold quota and reserved room before any job or request is measured against them.
+        jobs.ledger.replaceUploads(try await threadPool.runIfActive { try store.resumableStates() })
         try await jobs.start()
         await deliverer.resume()
         logger.info(
@@ -67,7 +72,8 @@ public enum MediadServer {
                         serviceName: "retention"),
                     .init(
                         service: ResumableUploadSweeper(
-                            store: store, threadPool: threadPool, expiry: configuration.uploadExpiry),
+                            store: store, threadPool: threadPool, expiry: configuration.uploadExpiry,
+                            ledger: jobs.ledger),
                         serviceName: "uploads"),
                     .init(service: ListenerService(server: server, announce: listening), serviceName: "listener"),
                 ],

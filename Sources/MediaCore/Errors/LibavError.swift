@@ -17,8 +17,10 @@ public enum LibavError {
         case mediad_averror_eof(): .truncatedInput
         case mediad_averror_exit(): .cancelled
         case mediad_averror(ENOSPC), mediad_averror(EDQUOT): .insufficientStorage
+        // A file past the process's RLIMIT_FSIZE (a worker's `--max-output`).
+        case mediad_averror(EFBIG): .outputTooLarge
         case mediad_averror(ENOENT), mediad_averror(EACCES), mediad_averror(EIO),
-            mediad_averror(EISDIR), mediad_averror(EROFS), mediad_averror(EFBIG):
+            mediad_averror(EISDIR), mediad_averror(EROFS):
             .ioError
         default: .invalidInput
         }
@@ -32,9 +34,10 @@ public enum LibavError {
         if let detail {
             message += " (\(detail))"
         }
-        // A full disk is never the input's fault, whatever the caller expected this call to fail with.
-        let resolved =
-            self.code(for: errnum) == .insufficientStorage ? .insufficientStorage : code ?? self.code(for: errnum)
+        // A full disk, or an output past its size limit, is never the input's fault, whatever the caller
+        // expected this call to fail with.
+        let own = self.code(for: errnum)
+        let resolved = own == .insufficientStorage || own == .outputTooLarge ? own : code ?? own
         return MediaError(resolved, message)
     }
 
