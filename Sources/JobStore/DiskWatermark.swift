@@ -25,20 +25,24 @@ public struct DiskWatermark: Sendable, Equatable {
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
-    /// Throws `insufficient_storage` when writing `bytes` more would leave less than the minimum free.
-    public func check(adding bytes: Int64 = 0) throws {
+    /// Throws `insufficient_storage` when writing `bytes` more would leave less than the minimum free, with
+    /// `reserved` bytes promised to others besides (the declared rest of unfinished resumable uploads).
+    public func check(adding bytes: Int64 = 0, reserved: Int64 = 0) throws {
         guard minimumFreeBytes > 0 else { return }
         let free = freeBytes()
-        guard free - bytes < minimumFreeBytes else { return }
-        throw StoreError.insufficientStorage(free: free, minimum: minimumFreeBytes)
+        guard free - bytes - reserved < minimumFreeBytes else { return }
+        throw StoreError.insufficientStorage(free: free, minimum: minimumFreeBytes, reserved: reserved)
     }
 }
 
 extension StoreError {
-    static func insufficientStorage(free: Int64, minimum: Int64) -> StoreError {
-        StoreError(
+    /// `insufficient_storage`: `free` bytes free, `reserved` of them promised to unfinished uploads, and
+    /// `minimum` kept.
+    public static func insufficientStorage(free: Int64, minimum: Int64, reserved: Int64 = 0) -> StoreError {
+        let promised = reserved > 0 ? ", \(reserved) of it promised to unfinished resumable uploads," : ""
+        return StoreError(
             code: "insufficient_storage",
-            message: "the server's disk has \(free) bytes free and keeps \(minimum) in reserve (--min-free-disk); "
-                + "retry when finished jobs have been deleted")
+            message: "the server's disk has \(free) bytes free\(promised) and keeps \(minimum) in reserve "
+                + "(--min-free-disk); retry when finished jobs have been deleted")
     }
 }

@@ -84,6 +84,15 @@ extension JobStore {
         return record
     }
 
+    /// Removes every file the job's run wrote to its `outputs/`, which stays, empty: the outputs of a run
+    /// that will not be listed (they passed the token's quota).
+    public func removeOutputs(id: String) throws {
+        try Self.requireValidID(id)
+        let directory = outputDirectory(id: id)
+        guard FileIO.isDirectory(directory) else { return }
+        for name in try FileIO.entries(directory) { try FileIO.remove(directory + "/" + name) }
+    }
+
     /// Removes the job and all its files. The directory is first renamed to `jobs/.deleted-<id>` (and
     /// `jobs/` synced), so from then on the job is gone even if the recursive removal is cut short; what a
     /// crash or a failed removal leaves is cleared by the next `loadAll()`.

@@ -7,7 +7,9 @@ import Foundation
 /// sent something the store cannot accept), `corrupt_record` (a `job.json` that does not decode),
 /// `insufficient_storage` (the disk is full or below the `DiskWatermark`), `lease_lost` (in a shared store,
 /// another replica took over the job this one was about to save), `store_in_use` (another server holds the
-/// data directory's `StoreLock`).
+/// data directory's `StoreLock`); and from the job service's storage accounting, `quota_exceeded` (an API
+/// token would store more than `--quota`) and `too_many_uploads` (it holds `--max-pending-uploads`
+/// unfinished tus uploads).
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: String
     public var message: String

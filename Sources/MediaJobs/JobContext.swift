@@ -9,15 +9,19 @@ public struct JobContext: Sendable {
     /// Polled between packets too; throws to stop the job when a resource it writes to runs short (the
     /// server's free-disk watermark). It should be cheap, as it is called for every packet.
     public var checkResources: @Sendable () throws -> Void
+    /// What the job may write; a kind that can tell its outputs' size before it decodes checks it then.
+    public var outputAllowance: OutputAllowance
 
     public init(
         reportProgress: @escaping @Sendable (Double) -> Void = { _ in },
         isCancelled: @escaping @Sendable () -> Bool = { false },
-        checkResources: @escaping @Sendable () throws -> Void = {}
+        checkResources: @escaping @Sendable () throws -> Void = {},
+        outputAllowance: OutputAllowance = OutputAllowance()
     ) {
         self.reportProgress = reportProgress
         self.isCancelled = isCancelled
         self.checkResources = checkResources
+        self.outputAllowance = outputAllowance
     }
 
     /// Called between packets: throws `cancelled` if the caller asked the job to stop, or the error of

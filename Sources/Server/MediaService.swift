@@ -131,16 +131,15 @@ final class MediaService: Responder {
     }
 
     /// 507 `insufficient_storage` when the body would take the store's disk below `--min-free-disk`,
-    /// decided from the head (and `Content-Length`, when sent) before a byte of the body is read.
-    func checkDiskSpace(_ request: Request) async throws {
-        try await checkDiskSpace(adding: request.contentLength ?? 0)
-    }
-
-    /// 507 `insufficient_storage` when `length` more bytes would take the disk below `--min-free-disk`.
-    func checkDiskSpace(adding length: Int64) async throws {
+    /// decided from the head (and `Content-Length`, when sent) before a byte of the body is read. The room
+    /// promised to unfinished resumable uploads counts as taken, but for a chunk of the upload `besides`
+    /// names, which is its own.
+    func checkDiskSpace(_ request: Request, besides upload: String? = nil) async throws {
+        let length = request.contentLength ?? 0
         let watermark = store.watermark
+        let reserved = jobs.ledger.reservedUploadBytes(besides: upload)
         do {
-            try await threadPool.runIfActive { try watermark.check(adding: length) }
+            try await threadPool.runIfActive { try watermark.check(adding: length, reserved: reserved) }
         } catch let error as StoreError {
             throw ServiceError(error)
         }

@@ -33,7 +33,10 @@ public enum MediadServer {
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers,
             maxFetches: configuration.maxFetches, maxQueued: configuration.maxQueued,
-            isolation: configuration.isolation, replicas: configuration.replicas,
+            isolation: configuration.isolation,
+            storage: StorageLedger.Limits(
+                quota: configuration.quota, maxPendingUploads: configuration.maxPendingUploads),
+            replicas: configuration.replicas,
             fetcher: try configuration.egress.isEnabled
                 ? InputFetcher(
                     policy: configuration.egress, store: store, threadPool: threadPool,
@@ -48,6 +51,8 @@ public enum MediadServer {
         // Bound before any job starts, so a server that cannot listen has touched no job. Connections the
         // kernel accepts meanwhile wait until the server runs.
         let server = try await bind(configuration, limits: limits, responder: service)
+        // The uploads on disk hold quota and reserved room before any job or request is measured against them.
+        jobs.ledger.replaceUploads(try await threadPool.runIfActive { try store.resumableStates() })
         try await jobs.start()
         await deliverer.resume()
         logger.info(
@@ -74,7 +79,8 @@ public enum MediadServer {
                         serviceName: "retention"),
                     .init(
                         service: ResumableUploadSweeper(
-                            store: store, threadPool: threadPool, expiry: configuration.uploadExpiry),
+                            store: store, threadPool: threadPool, expiry: configuration.uploadExpiry,
+                            ledger: jobs.ledger),
                         serviceName: "uploads"),
                     .init(service: ListenerService(server: server, announce: listening), serviceName: "listener"),
                 ],

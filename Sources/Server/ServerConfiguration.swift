@@ -26,6 +26,12 @@ public struct ServerConfiguration: Sendable {
     /// Free bytes uploads and job outputs leave on the data directory's disk (507 and
     /// `insufficient_storage` below it); 0 turns the reserve off.
     public var minFreeDisk: Int64 = 256 << 20
+    /// Bytes each API token (or, without tokens, all use together) may store: inputs and outputs of its
+    /// jobs and its resumable uploads held (507 `quota_exceeded` beyond); 0: no quota.
+    public var quota: Int64 = 0
+    /// Unfinished resumable uploads each API token (or all use without tokens) may hold at once; the next
+    /// `POST /uploads` gets 429 `too_many_uploads`.
+    public var maxPendingUploads = 20
     /// How long finished jobs and their files are kept.
     public var retention: TimeInterval = 24 * 3600
     /// How long a tus upload is kept after its last chunk (a complete one not used by then too).

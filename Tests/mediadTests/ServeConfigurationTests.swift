@@ -70,6 +70,8 @@ import Testing
         (["MEDIAD_HEADER_TIMEOUT": "1e300"], "--header-timeout must be a duration"),
         (["MEDIAD_WORKERS": "0"], "--workers must be an integer from 1 to 256"),
         (["MEDIAD_MIN_FREE_DISK": "-1"], "--min-free-disk must be a size"),
+        (["MEDIAD_QUOTA": "lots"], "--quota must be a size"),
+        (["MEDIAD_MAX_PENDING_UPLOADS": "0"], "--max-pending-uploads must be an integer from 1 to 100000"),
         (["MEDIAD_LOG_FORMAT": "xml"], "--log-format must be text or json, not 'xml'"),
         (["MEDIAD_ISOLATION": "thread"], "--isolation must be process or none"),
         (["MEDIAD_SHARED_STORE": "1", "MEDIAD_LEASE_TTL": "soon"], "--lease-ttl must be a duration"),

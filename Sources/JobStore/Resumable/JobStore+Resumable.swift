@@ -53,7 +53,14 @@ extension JobStore {
         }
         guard upload.jobID != nil else { return nil }
         return ResumableUploadState(
-            upload: upload, offset: upload.length, lastActivity: record?.modified ?? upload.createdAt)
+            upload: upload, offset: upload.length, lastActivity: record?.modified ?? upload.createdAt, holdsData: false)
+    }
+
+    /// Every upload on disk now, for the accounting of what uploads hold and have reserved, rebuilt at
+    /// start; what crashed creations and deletions left is not an upload.
+    public func resumableStates() throws -> [ResumableUploadState] {
+        guard FileIO.isDirectory(resumableDirectory) else { return [] }
+        return try FileIO.entries(resumableDirectory).filter(Self.isValidID).compactMap(resumableState(id:))
     }
 
     /// The upload opened for writing, its lock held until the writer is closed; nil when there is none.

@@ -8,11 +8,14 @@ public struct ResumableUploadState: Sendable {
     public var offset: Int64
     /// The last write to its data or record.
     public var lastActivity: Date
+    /// Whether its bytes are still in the upload, not yet moved into the job it names.
+    public var holdsData: Bool
 
-    public init(upload: ResumableUpload, offset: Int64, lastActivity: Date) {
+    public init(upload: ResumableUpload, offset: Int64, lastActivity: Date, holdsData: Bool = true) {
         self.upload = upload
         self.offset = offset
         self.lastActivity = lastActivity
+        self.holdsData = holdsData
     }
 
     /// Whether every byte is in.

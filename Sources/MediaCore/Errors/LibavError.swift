@@ -18,8 +18,10 @@ public enum LibavError {
         case mediad_averror_exit(): .cancelled
         case mediad_averror(ENOSPC), mediad_averror(EDQUOT): .insufficientStorage
         case mediad_averror(ENOMEM): .outOfMemory
+        // A file past the process's RLIMIT_FSIZE (a worker's `--max-output`).
+        case mediad_averror(EFBIG): .outputTooLarge
         case mediad_averror(ENOENT), mediad_averror(EACCES), mediad_averror(EIO),
-            mediad_averror(EISDIR), mediad_averror(EROFS), mediad_averror(EFBIG):
+            mediad_averror(EISDIR), mediad_averror(EROFS):
             .ioError
         default: .invalidInput
         }
@@ -33,10 +35,10 @@ public enum LibavError {
         if let detail {
             message += " (\(detail))"
         }
-        // A full disk or a failed allocation is never the input's fault, whatever the caller expected this
-        // call to fail with.
+        // A full disk, a failed allocation or an output past its size limit is never the input's fault,
+        // whatever the caller expected this call to fail with.
         let own = self.code(for: errnum)
-        let resolved = own == .insufficientStorage || own == .outOfMemory ? own : code ?? own
+        let resolved = [.insufficientStorage, .outOfMemory, .outputTooLarge].contains(own) ? own : code ?? own
         return MediaError(resolved, message)
     }
 

@@ -42,6 +42,12 @@ public struct MediaError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let ioError = Code(rawValue: "io_error")
         /// The disk holding the outputs is full, or below the free-space watermark the server keeps.
         public static let insufficientStorage = Code(rawValue: "insufficient_storage")
+        /// A job's outputs would be, or grew, larger than it may write: `--max-output` on the server. Decided
+        /// before decoding where the output's size follows from the input (raw frames, PCM), else when a
+        /// write passes the limit.
+        public static let outputTooLarge = Code(rawValue: "output_too_large")
+        /// A job's outputs would take its API token past the bytes it may store (the server's `--quota`).
+        public static let quotaExceeded = Code(rawValue: "quota_exceeded")
         /// The job was cancelled by its caller.
         public static let cancelled = Code(rawValue: "cancelled")
         /// A URL the egress policy (`--egress-allow`) does not let the server fetch from or write to.

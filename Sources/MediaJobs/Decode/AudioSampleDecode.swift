@@ -8,8 +8,9 @@ import MediaCore
 /// the last frame's padding (under 1024 samples); mediad stops at the track's edited duration instead, so
 /// an M4A made from N samples decodes to exactly N samples.
 ///
-/// Damaged packets — typically a last ADTS frame cut short — are skipped and reported in a warning, as a
-/// player would; a file in which no packet decodes fails with `invalid_input`.
+/// The samples' size is checked against the job's output allowance before anything decodes
+/// (`DecodedSize`). Damaged packets — typically a last ADTS frame cut short — are skipped and reported in
+/// a warning, as a player would; a file in which no packet decodes fails with `invalid_input`.
 struct AudioSampleDecode {
     let file: InputFile
     let stream: UnsafeMutablePointer<AVStream>
@@ -23,10 +24,13 @@ struct AudioSampleDecode {
             throw MediaError(
                 .unsupportedCodec, "the audio track is \(String(cString: avcodec_get_name(codecID))); decode takes AAC")
         }
+        let presented = presentedSamples()
+        try DecodedSize.audio(
+            of: file, stream: stream, presentedSamples: presented, sampleFormat: sampleFormat, wav: format == .wav
+        )?.check(context)
         let decoding = try TrackDecoding(file: file, stream: stream)
         var writer: AudioWriter? = nil
         var samples: Int64 = 0
-        let presented = presentedSamples()
         try decoding.run(context) { frame in
             if let presented {
                 guard samples < presented else { return }

@@ -6,7 +6,8 @@ import MediaCore
 /// count is the stream's own.
 ///
 /// Frames the container hides (an edit list's pre-roll) are dropped by the decoder, as the ffmpeg tool
-/// drops them. Damaged packets are skipped with a warning; a file in which no frame decodes is
+/// drops them. Before anything decodes, the frames' size is checked against the job's output allowance
+/// (`DecodedSize`). Damaged packets are skipped with a warning; a file in which no frame decodes is
 /// `invalid_input`.
 struct VideoFrameDecode {
     let file: InputFile
@@ -21,8 +22,15 @@ struct VideoFrameDecode {
                 .unsupportedCodec,
                 "the video track is \(String(cString: avcodec_get_name(codecID))); decode takes H.264 and H.265")
         }
-        let decoding = try TrackDecoding(file: file, stream: stream)
         let rate = frameRate
+        if !context.outputAllowance.isUnlimited {
+            let pixelFormat =
+                format == .nv12 ? AV_PIX_FMT_NV12 : AVPixelFormat(rawValue: stream.pointee.codecpar.pointee.format)
+            try DecodedSize.video(
+                of: file, stream: stream, pixelFormat: pixelFormat, frameRate: rate, y4m: format == .y4m,
+                context: context)?.check(context)
+        }
+        let decoding = try TrackDecoding(file: file, stream: stream)
         let writer = try RawVideoWriter(path: output, layout: format == .y4m ? .y4m : .raw, frameRate: rate)
         var converter: FilterGraph? = nil
         let converted = Frame()

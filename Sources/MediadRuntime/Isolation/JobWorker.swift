@@ -10,9 +10,10 @@ import Synchronization
 /// The worker reads the job's record but never writes it; the server stays the only writer of `job.json`.
 /// libav's log lines go to the job's log, which the server leaves alone while the worker runs.
 public enum JobWorker {
-    /// Runs the jobs the server sends on stdin one after another, each line a job's id and its CPU-time
-    /// budget in seconds, and answers each with progress lines, then one final message (success or
-    /// failure); a worker that dies first leaves no final message, which the server reads as a crash.
+    /// Runs the jobs the server sends on stdin one after another, each line a job's id, its CPU-time
+    /// budget in seconds and what it may write (`OutputAllowance.jobLineFields`), and answers each with
+    /// progress lines, then one final message (success or failure); a worker that dies first leaves no
+    /// final message, which the server reads as a crash.
     /// Returns at the end of stdin, which comes when the server retires the worker or exits.
     /// `limits.cpuSeconds` caps the CPU time of its whole life; each job gets its budget on top of what
     /// the process has used so far.
@@ -30,12 +31,15 @@ public enum JobWorker {
             AllocationFailures.rearmReport()
             let allocations = AllocationFailures.current
             let message = finalMessage(allocations: allocations) {
-                guard fields.count == 2, let seconds = Int(fields[1]) else {
+                guard fields.count == 5, let seconds = Int(fields[1]),
+                    let allowance = OutputAllowance(jobLineFields: Array(fields[2...]))
+                else {
                     throw MediaError(.internalError, "the worker cannot read the job line '\(line.prefix(200))'")
                 }
                 try WorkerLimits.allowCPU(seconds: seconds)
                 return try runJob(
-                    dataDirectory: dataDirectory, id: String(fields[0]), minimumFreeBytes: minimumFreeBytes)
+                    dataDirectory: dataDirectory, id: String(fields[0]), allowance: allowance, limits: limits,
+                    minimumFreeBytes: minimumFreeBytes)
             }
             FileHandle.standardOutput.write(message.line())
         }
@@ -55,9 +59,9 @@ public enum JobWorker {
         }
     }
 
-    private static func runJob(dataDirectory: String, id: String, minimumFreeBytes: Int64) throws
-        -> JobExecutor.Outcome
-    {
+    private static func runJob(
+        dataDirectory: String, id: String, allowance: OutputAllowance, limits: WorkerLimits, minimumFreeBytes: Int64
+    ) throws -> JobExecutor.Outcome {
         let store = try JobStore(root: dataDirectory, minimumFreeBytes: minimumFreeBytes)
         guard let record = try store.load(id: id) else { throw MediaError(.internalError, "no job \(id) in the store") }
         let log = JobLog(path: store.logPath(id: id))
@@ -67,8 +71,21 @@ public enum JobWorker {
         LibavLog.configure(level: verbose ? 40 : 24) { _, line in log.write("libav: \(line)") }
         let progress = ProgressWriter()
         let space = OutputSpaceGuard(store.watermark)
-        let context = JobContext(reportProgress: { progress.report($0) }, checkResources: { try space.check() })
-        return try JobExecutor(store: store).run(record, context: context)
+        let meter = OutputMeter(directory: store.outputDirectory(id: id), allowance: allowance)
+        let context = JobContext(
+            reportProgress: { progress.report($0) },
+            checkResources: {
+                try space.check()
+                try meter.check()
+            }, outputAllowance: allowance)
+        do {
+            return try JobExecutor(store: store).run(record, context: context)
+        } catch let error as MediaError where error.code == .outputTooLarge && !error.message.contains("--max-output") {
+            // A write the kernel stopped (EFBIG): one file reached RLIMIT_FSIZE.
+            throw MediaError(
+                .outputTooLarge,
+                "\(error.message): an output file reached the \(limits.maxOutput) bytes a job may write (--max-output)")
+        }
     }
 
     /// Closes the server's network sockets (client connections, the listener) that the spawn let

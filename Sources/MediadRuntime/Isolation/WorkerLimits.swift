@@ -28,7 +28,7 @@ public struct WorkerLimits: Sendable, Equatable {
     }
 
     /// Sets the limits on this process (soft and hard, so the job cannot raise them again). A write past
-    /// `maxOutput` then fails with EFBIG (an `io_error`) instead of killing the process with SIGXFSZ.
+    /// `maxOutput` then fails with EFBIG (`output_too_large`) instead of killing the process with SIGXFSZ.
     package func apply() throws {
         signal(SIGXFSZ, SIG_IGN)
         try Self.set(Int32(RLIMIT_AS.rawValue), memory, "memory")

@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import MediaCore
+import MediaJobs
 
 /// The server side of process isolation: runs one job in a `mediad worker` taken from the `WorkerPool`,
 /// feeds its progress to the `RunningJob`, kills it (SIGKILL) on cancel, shutdown or timeout, and turns how
@@ -13,10 +14,11 @@ package struct WorkerSupervisor {
     package let settings: IsolationSettings
     package let pool: WorkerPool
 
-    /// Runs the job to its end; writes to the job's log only before the worker starts on it and after it
-    /// ended. `fetchTime`, the seconds the run spent fetching URL inputs, is taken off the job's time limit.
+    /// Runs the job to its end, sending the worker what it may write; writes to the job's log only before
+    /// the worker starts on it and after it ended. `fetchTime`, the seconds the run spent fetching URL
+    /// inputs, is taken off the job's time limit.
     package func run(
-        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval
+        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval, allowance: OutputAllowance
     ) -> Result<JobExecutor.Outcome, Error> {
         let logPath = store.logPath(id: record.id)
         let log = JobLog(path: logPath)
@@ -29,7 +31,7 @@ package struct WorkerSupervisor {
         )
         let child: WorkerChild
         do {
-            child = try start(record.id, cpuSeconds: limits.cpuSeconds)
+            child = try start(record.id, cpuSeconds: limits.cpuSeconds, allowance: allowance)
         } catch {
             log.write("attempt \(record.attempts): cannot start a worker: \(error)")
             return .failure(MediaError(.internalError, "cannot start a worker process: \(error)"))
@@ -71,16 +73,16 @@ package struct WorkerSupervisor {
 
     /// A worker from the pool running job `id`. An idle worker can have died since its last job (its
     /// stdin is then closed): a fresh one takes the job instead.
-    private func start(_ id: String, cpuSeconds: Int) throws -> WorkerChild {
+    private func start(_ id: String, cpuSeconds: Int, allowance: OutputAllowance) throws -> WorkerChild {
         let worker = try pool.take()
         do {
-            try worker.send(job: id, cpuSeconds: cpuSeconds)
+            try worker.send(job: id, cpuSeconds: cpuSeconds, allowance: allowance)
             return worker
         } catch {
             worker.kill()
             _ = worker.wait()
             let fresh = try pool.take()
-            try fresh.send(job: id, cpuSeconds: cpuSeconds)
+            try fresh.send(job: id, cpuSeconds: cpuSeconds, allowance: allowance)
             return fresh
         }
     }

@@ -34,6 +34,8 @@ package struct JobExecutor {
         }
     }
 
+    /// Runs the job and digests its outputs; outputs that passed `context`'s allowance, which the run itself
+    /// may not have caught, fail it (`output_too_large`, `quota_exceeded`) and are removed.
     package func run(_ record: JobRecord, context: JobContext) throws -> Outcome {
         let id = record.id
         let given = Set(record.inputs.map(\.name))
@@ -51,6 +53,13 @@ package struct JobExecutor {
         }
         let outputs = try (names.filter { $0 == primary } + names.filter { $0 != primary }).map {
             try FileDigest(hashing: $0, in: directory)
+        }
+        do {
+            // The exact sum, for a run that ended before the `OutputMeter` looked again.
+            try context.outputAllowance.checkWritten(outputs.reduce(0) { $0 + $1.size })
+        } catch {
+            try? store.removeOutputs(id: id)
+            throw error
         }
         return Outcome(result: result, outputs: outputs)
     }

@@ -1,7 +1,9 @@
 import JobStore
 import Synchronization
 
-/// The jobs this server knows, by id, with the live progress of those running here.
+/// The jobs this server knows, by id, with the live progress of those running here, and the bytes each
+/// owner's jobs store (inputs and outputs), kept up to date with every record published so that a quota
+/// check never reads the disk.
 ///
 /// `JobService` (with its scheduler and runner, on its actor) is its only writer; anyone may read it from
 /// any thread, so that a status request for a job answers from here without waiting for the service's
@@ -10,6 +12,15 @@ package final class JobIndex: Sendable {
     private struct Contents {
         var records: [String: JobRecord] = [:]
         var runs: [String: RunningJob] = [:]
+        /// Inputs and outputs of each owner's jobs (nil: jobs made without a token).
+        var stored: [String?: Int64] = [:]
+
+        mutating func count(_ record: JobRecord?, _ sign: Int64) {
+            guard let record else { return }
+            let bytes = record.inputs.reduce(0) { $0 + $1.size } + record.outputs.reduce(0) { $0 + $1.size }
+            stored[record.owner, default: 0] += sign * bytes
+            if stored[record.owner] == 0 { stored[record.owner] = nil }
+        }
     }
 
     private let contents = Mutex(Contents())
@@ -21,8 +32,12 @@ package final class JobIndex: Sendable {
         get { contents.withLock { $0.records[id] } }
         set {
             let changed = contents.withLock { contents in
-                defer { contents.records[id] = newValue }
-                return contents.records[id] != newValue
+                let old = contents.records[id]
+                guard old != newValue else { return false }
+                contents.count(old, -1)
+                contents.count(newValue, 1)
+                contents.records[id] = newValue
+                return true
             }
             if changed { changes.publish() }
         }
@@ -33,6 +48,11 @@ package final class JobIndex: Sendable {
 
     /// Each job's state, for comparing with what a store holds.
     package var states: [String: JobState] { contents.withLock { $0.records.mapValues(\.state) } }
+
+    /// The bytes the inputs and outputs of `owner`'s jobs hold (nil: the jobs made without a token).
+    package func storedBytes(of owner: String?) -> Int64 {
+        contents.withLock { $0.stored[owner] ?? 0 }
+    }
 
     /// Records published for the jobs matching `isIncluded`.
     package func count(where isIncluded: (JobRecord) -> Bool) -> Int {

@@ -13,10 +13,13 @@ struct JobLauncher: Sendable {
     let isolation: IsolationSettings
     /// The warm workers of `--isolation process`.
     let pool: WorkerPool
+    /// Tells each run what it may write.
+    let ledger: StorageLedger
 
-    init(store: JobStore, isolation: IsolationSettings) {
+    init(store: JobStore, isolation: IsolationSettings, ledger: StorageLedger) {
         self.store = store
         self.isolation = isolation
+        self.ledger = ledger
         pool = WorkerPool(store: store, settings: isolation)
     }
 
@@ -32,15 +35,18 @@ struct JobLauncher: Sendable {
         }
     }
 
-    /// Runs the job to its end and writes how it ended to its log.
+    /// Runs the job to its end, with what it may write measured as it starts, and writes how it ended to
+    /// its log.
     private func execute(
         _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval
     ) -> Result<JobExecutor.Outcome, Error> {
+        let allowance = ledger.allowance(for: record, maxOutput: isolation.maxOutput)
         let outcome =
             switch isolation.mode {
             case .process:
-                WorkerSupervisor(store: store, settings: isolation, pool: pool).run(record, run, fetchTime: fetchTime)
-            case .none: runInProcess(record, run)
+                WorkerSupervisor(store: store, settings: isolation, pool: pool).run(
+                    record, run, fetchTime: fetchTime, allowance: allowance)
+            case .none: runInProcess(record, run, allowance: allowance)
             }
         let log = JobLog(path: store.logPath(id: record.id))
         switch outcome {
@@ -56,15 +62,23 @@ struct JobLauncher: Sendable {
         return outcome
     }
 
-    /// Runs the job on the calling thread, with libav's lines from this thread in the job's log.
-    private func runInProcess(_ record: JobRecord, _ run: RunningJob) -> Result<JobExecutor.Outcome, Error> {
+    /// Runs the job on the calling thread, with libav's lines from this thread in the job's log. No
+    /// RLIMIT_FSIZE guards the server's own process: the `OutputMeter` alone holds the outputs to
+    /// `allowance`.
+    private func runInProcess(
+        _ record: JobRecord, _ run: RunningJob, allowance: OutputAllowance
+    ) -> Result<JobExecutor.Outcome, Error> {
         let log = JobLog(path: store.logPath(id: record.id))
         defer { log.close() }
         log.write("attempt \(record.attempts): \(record.kind.rawValue) started")
         let space = OutputSpaceGuard(store.watermark)
+        let meter = OutputMeter(directory: store.outputDirectory(id: record.id), allowance: allowance)
         let context = JobContext(
             reportProgress: { run.progress = $0 }, isCancelled: { run.stopReason != .none },
-            checkResources: { try space.check() })
+            checkResources: {
+                try space.check()
+                try meter.check()
+            }, outputAllowance: allowance)
         return log.capturing { Result { try JobExecutor(store: store).run(record, context: context) } }
     }
 }

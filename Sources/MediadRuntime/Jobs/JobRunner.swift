@@ -109,7 +109,11 @@ final class JobRunner {
                 await jobs.scheduler.leaseLost(id, jobs)
                 jobs.wakeAll(id)
             case .succeeded(let done):
-                guard jobs.records[id] != nil else { return }
+                guard let record = jobs.records[id] else { return }
+                let written = done.outputs.reduce(0) { $0 + $1.size }
+                if let refusal = jobs.ledger.refusal(ofOutputs: written, of: record) {
+                    return try await refuseOutputs(id, refusal, jobs)
+                }
                 jobs.records[id]?.outputs = done.listedOutputs(ofJob: id, link: jobs.outputLink)
                 jobs.records[id]?.warnings = done.warnings
                 jobs.records[id]?.result = done.result
@@ -136,6 +140,19 @@ final class JobRunner {
                 "recording the end of a job failed", metadata: ["job_id": .string(id), "error": .string("\(error)")])
             jobs.scheduler.abandon(id)
         }
+    }
+
+    /// Fails a run whose outputs would take its owner past the quota (runs of one token at once can each
+    /// fit alone): the outputs are removed, never listed.
+    private func refuseOutputs(_ id: String, _ refusal: JobError, _ jobs: isolated JobService) async throws {
+        let store = jobs.store
+        try await jobs.io {
+            try store.removeOutputs(id: id)
+            let log = JobLog(path: store.logPath(id: id))
+            log.write("failed: \(refusal.code): \(refusal.message)")
+            log.close()
+        }
+        try await jobs.finish(id, state: .failed, error: refusal)
     }
 
     /// The run no longer counts as under way, holds no place, nor reports the job's progress.

@@ -27,6 +27,9 @@ package actor JobService {
     let outputLink: OutputLink
     /// Every job's record, readable without a hop to this actor (`snapshot(_:)`).
     package nonisolated let records = JobIndex()
+    /// What each owner stores and what unfinished uploads have been promised (`--quota`,
+    /// `--max-pending-uploads`), readable without a hop to this actor.
+    package nonisolated let ledger: StorageLedger
     package let events = JobEvents(logger: Logger(label: "mediad.jobs"))
     /// Decides which queued job runs when, and answers for the jobs that do not run here.
     let scheduler: any JobScheduler
@@ -43,18 +46,20 @@ package actor JobService {
 
     /// With `replicas` set, the service shares `store` with other replicas (`LeaseScheduler`); `fetcher`
     /// fetches URL inputs, at most `maxFetches` jobs' at once; `outputLink` is the API's download url of an
-    /// output.
+    /// output; `storage` bounds what each owner stores.
     package init(
         store: JobStore, threadPool: NIOThreadPool, workers: Int, maxFetches: Int = 4, maxQueued: Int,
-        isolation: IsolationSettings, replicas: ReplicaSettings? = nil, fetcher: InputFetcher? = nil,
-        outputLink: @escaping OutputLink
+        isolation: IsolationSettings, storage: StorageLedger.Limits = StorageLedger.Limits(),
+        replicas: ReplicaSettings? = nil, fetcher: InputFetcher? = nil, outputLink: @escaping OutputLink
     ) {
         self.fetcher = fetcher
         self.store = store
         self.outputLink = outputLink
         self.threadPool = threadPool
         self.maxQueued = maxQueued
-        runner = JobRunner(JobLauncher(store: store, isolation: isolation), workers: workers, fetchers: maxFetches)
+        ledger = StorageLedger(limits: storage, jobs: records, watermark: store.watermark)
+        runner = JobRunner(
+            JobLauncher(store: store, isolation: isolation, ledger: ledger), workers: workers, fetchers: maxFetches)
         let scheduler: any JobScheduler = replicas.map { LeaseScheduler($0, store: store) } ?? LocalScheduler()
         indexIsComplete = scheduler.indexIsComplete
         self.scheduler = scheduler

@@ -3,6 +3,7 @@ import JobStore
 import MediaCore
 import MediaJobs
 import MediadHTTP
+import MediadRuntime
 import NIOCore
 import NIOHTTP1
 
@@ -27,6 +28,9 @@ extension MediaService {
         }
         try await checkCapacity()
         try await checkDiskSpace(request)
+        // The body counts against the caller's quota from here until its job's record does.
+        let hold = try jobs.ledger.hold(request.contentLength ?? 0, for: request.caller?.name)
+        defer { hold?.release() }
         let wait = try request.waitSeconds()
         let idempotency = try IdempotencyKey(request.head.headers, owner: request.caller?.name)
         var values = request.query
@@ -45,7 +49,8 @@ extension MediaService {
         if received.isEmpty, multipart == nil, !urls.isEmpty {
             try await requireNoBody(request)
         } else if received.isEmpty {
-            received = try await receiveBody(request, kind, multipart: multipart, values: &values, callback: &callback)
+            received = try await receiveBody(
+                request, kind, multipart: multipart, hold: hold, values: &values, callback: &callback)
             do {
                 try urls.take(kind, from: &values, policy: configuration.egress)
                 try targets.take(from: &values, policy: configuration.egress)
@@ -101,6 +106,7 @@ extension MediaService {
             await release(received)
             if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
             await jobs.enqueue(record)
+            hold?.release()
             return try await answer(record.id, wait: wait, created: true)
         } catch {
             await discard(received)
@@ -109,17 +115,17 @@ extension MediaService {
     }
 
     /// The inputs sent in the body: multipart file parts (whose fields join `values`, `callback_url` among
-    /// them) or one raw file.
+    /// them) or one raw file; `hold` grows with a body of unknown length.
     private func receiveBody(
-        _ request: Request, _ kind: JobKind, multipart: MultipartBoundary?, values: inout [String: String],
-        callback: inout String?
+        _ request: Request, _ kind: JobKind, multipart: MultipartBoundary?, hold: StorageHold?,
+        values: inout [String: String], callback: inout String?
     ) async throws -> [String: UploadReceiver.Part] {
         guard let boundary = multipart?.boundary else {
-            let file = try await uploads.receiveRaw(request.body)
+            let file = try await uploads.receiveRaw(request.body, hold: hold)
             return [try await rawPartName(kind, file): UploadReceiver.Part(file: file, filename: nil)]
         }
         let form = try await uploads.receiveMultipart(
-            request.body, boundary: boundary, fileParts: kind.inputs.map(\.name))
+            request.body, boundary: boundary, fileParts: kind.inputs.map(\.name), hold: hold)
         for (key, value) in form.fields {
             guard values[key] == nil else {
                 await discard(form.files)
@@ -202,6 +208,7 @@ extension MediaService {
         for case let upload? in received.values.map(\.resumable) {
             let id = upload.upload.id
             try? await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
+            jobs.ledger.forgetUpload(id)
             upload.close()
         }
     }

@@ -5,15 +5,17 @@ import NIOHTTP1
 
 /// The one place where the domain's errors become HTTP statuses.
 extension ServiceError {
-    /// A store or job service failure: 404 for a job that is not there, 507 for a full disk, 423 for a tus
-    /// upload another request is writing to, 500 for anything else (the store fails on its own, not the
+    /// A store or job service failure: 404 for a job that is not there, 507 for a full disk or a quota
+    /// reached, 423 for a tus upload another request is writing to, 429 for an API token with as many
+    /// unfinished uploads as it may hold, 500 for anything else (the store fails on its own, not the
     /// client's, account).
     init(_ error: StoreError) {
         let status: HTTPResponseStatus =
             switch error.code {
             case "not_found": .notFound
-            case "insufficient_storage": .insufficientStorage
+            case "insufficient_storage", "quota_exceeded": .insufficientStorage
             case "upload_locked": .locked
+            case "too_many_uploads": .tooManyRequests
             default: .internalServerError
             }
         self.init(status, error.code, error.message)
@@ -29,7 +31,7 @@ extension ServiceError {
             case .unsupportedFormat: .unsupportedMediaType
             case .ioError, .internalError: .internalServerError
             case .cancelled: .serviceUnavailable
-            case .insufficientStorage: .insufficientStorage
+            case .insufficientStorage, .quotaExceeded: .insufficientStorage
             default: .unprocessableEntity
             }
         self.init(status, error.code.rawValue, error.message)

@@ -28,13 +28,25 @@ extension MediaService {
                 "the chunk (\(length) bytes) goes past Upload-Length: \(remaining) bytes are left")
         }
         if !request.body.finished {
-            try await checkDiskSpace(request)
-            try await receiveChunk(request.body, into: writer, remaining: remaining, checksum: checksum)
+            try await checkDiskSpace(request, besides: id)
+            do {
+                try await receiveChunk(request.body, into: writer, remaining: remaining, checksum: checksum)
+            } catch {
+                noteProgress(writer)
+                throw error
+            }
+            noteProgress(writer)
         }
         if writer.offset == writer.upload.length { try await complete(writer) }
         let state = ResumableUploadState(upload: writer.upload, offset: writer.offset, lastActivity: Date())
         let headers = TusProtocol.stateHeaders(state, expiry: configuration.uploadExpiry)
         return Response(status: .noContent, headers: headers)
+    }
+
+    /// Tells the storage ledger how much the upload holds now, so that what it received no longer counts
+    /// as room promised to it (bytes are kept even from a chunk that failed).
+    private func noteProgress(_ writer: ResumableWriter) {
+        if writer.hasData { jobs.ledger.uploadProgressed(writer.upload, offset: writer.offset) }
     }
 
     /// Streams the body into the upload. Bytes of a chunk cut off are kept (tus asks servers to keep what

@@ -25,6 +25,7 @@ extension MediaService {
         } catch {
             let id = writer.upload.id
             try? await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
+            jobs.ledger.forgetUpload(id)
             throw error
         }
         var claimed = writer.upload
@@ -36,6 +37,8 @@ extension MediaService {
             id: id, options: options, received: [part: UploadReceiver.Part(file: file, filename: nil)],
             sourceName: job.sourceName, owner: upload.owner, callbackURL: job.callbackURL)
         await jobs.enqueue(record)
+        // Its bytes are the job's input now, counted with the job.
+        jobs.ledger.forgetUpload(upload.id)
     }
 
     /// The inputs a job request names by upload id — `upload=<id>` for the kind's lone input, `<part>_upload=<id>`

@@ -19,8 +19,11 @@ extension MediaService {
             ])
     }
 
-    /// `POST /uploads`: checks length, metadata (a job's kind and options included) and disk space, creates
-    /// the upload, and takes its first chunk when the request carries one (creation-with-upload).
+    /// `POST /uploads`: checks length, metadata (a job's kind and options included), the caller's unfinished
+    /// uploads (429 `too_many_uploads`), quota (507 `quota_exceeded`) and disk space (507
+    /// `insufficient_storage`: the declared lengths still to come of every unfinished upload must fit above
+    /// the reserve), creates the upload, and takes its first chunk when the request carries one
+    /// (creation-with-upload).
     func createUpload(_ request: Request) async throws -> Response {
         try TusProtocol.requireVersion(request)
         _ = try Preconditions(request.head.headers).evaluate(request.method, current: nil, exists: false)
@@ -39,10 +42,16 @@ extension MediaService {
         let carriesChunk = !request.body.finished
         if carriesChunk { try TusProtocol.requireChunk(request) }
         let checksum = try TusProtocol.checksum(request)
-        try await checkDiskSpace(adding: length)
         let upload = ResumableUpload(
             id: JobStore.newID(), length: length, metadata: metadata, owner: request.caller?.name, createdAt: Date())
-        try await threadPool.runIfActive { [store] in try store.createResumable(upload) }
+        let free = try await threadPool.runIfActive { [store] in store.freeBytes() }
+        try jobs.ledger.admitUpload(upload, freeBytes: free)
+        do {
+            try await threadPool.runIfActive { [store] in try store.createResumable(upload) }
+        } catch {
+            jobs.ledger.forgetUpload(upload.id)
+            throw error
+        }
         let location = "/uploads/\(upload.id)"
         var response: Response
         do {
@@ -85,6 +94,7 @@ extension MediaService {
         defer { writer.close() }
         let id = writer.upload.id
         try await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
+        jobs.ledger.forgetUpload(id)
         return Response(status: .noContent)
     }
 

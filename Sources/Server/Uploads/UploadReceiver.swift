@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import MediadHTTP
+import MediadRuntime
 import NIOCore
 import NIOPosix
 
@@ -23,12 +24,13 @@ struct UploadReceiver {
         var resumable: ResumableWriter? = nil
     }
 
-    /// The whole body as one file. An empty body is `missing_input`.
-    func receiveRaw(_ body: RequestBody) async throws -> UploadedFile {
+    /// The whole body as one file. An empty body is `missing_input`; one that passes the caller's quota as
+    /// it arrives (`hold`) is `quota_exceeded`.
+    func receiveRaw(_ body: RequestBody, hold: StorageHold? = nil) async throws -> UploadedFile {
         let writer = try await BlockWriter<UploadFile>(store: store, threadPool: threadPool)
         do {
             while let chunk = try await body.next() {
-                try checkSize(body.received)
+                try checkSize(body.received, hold)
                 try await writer.append(chunk)
             }
             let file = try await writer.finish()
@@ -44,13 +46,13 @@ struct UploadReceiver {
     }
 
     /// A `multipart/form-data` body: parts named in `fileParts` become files, other parts become fields.
-    func receiveMultipart(_ body: RequestBody, boundary: String, fileParts: [String]) async throws
-        -> (files: [String: Part], fields: [String: String])
+    func receiveMultipart(_ body: RequestBody, boundary: String, fileParts: [String], hold: StorageHold? = nil)
+        async throws -> (files: [String: Part], fields: [String: String])
     {
         let form = MultipartForm(boundary: boundary, fileParts: fileParts, store: store, threadPool: threadPool)
         do {
             while let chunk = try await body.next() {
-                try checkSize(body.received)
+                try checkSize(body.received, hold)
                 try await form.consume(chunk)
             }
             return try await form.finish()
@@ -60,10 +62,16 @@ struct UploadReceiver {
         }
     }
 
-    private func checkSize(_ received: Int64) throws {
+    /// 413 past `--max-upload`; 507 `quota_exceeded` when `hold` cannot grow to what was received.
+    private func checkSize(_ received: Int64, _ hold: StorageHold?) throws {
         guard received <= maxUpload else {
             throw ServiceError(
                 .payloadTooLarge, "payload_too_large", "the body is over the \(maxUpload)-byte upload limit")
+        }
+        do {
+            try hold?.cover(received)
+        } catch let error as StoreError {
+            throw ServiceError(error)
         }
     }
 }

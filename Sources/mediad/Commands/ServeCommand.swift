@@ -10,24 +10,29 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every option can also be set through the environment: MEDIAD_HOST, MEDIAD_PORT, MEDIAD_DATA_DIR, \
             MEDIAD_WORKERS, MEDIAD_MAX_FETCHES, MEDIAD_MAX_QUEUED, MEDIAD_MAX_PROBES, MEDIAD_MAX_UPLOAD, MEDIAD_RETENTION, MEDIAD_UPLOAD_EXPIRY, \
-            MEDIAD_SHUTDOWN_GRACE, MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_MIN_UPLOAD_RATE, \
+            MEDIAD_MAX_PENDING_UPLOADS, MEDIAD_SHUTDOWN_GRACE, MEDIAD_HEADER_TIMEOUT, MEDIAD_BODY_TIMEOUT, MEDIAD_MIN_UPLOAD_RATE, \
             MEDIAD_SEND_TIMEOUT, MEDIAD_MAX_CONNECTIONS, MEDIAD_MAX_STREAMS, MEDIAD_MAX_STREAMS_PER_CLIENT, \
             MEDIAD_EVENT_HEARTBEAT, MEDIAD_AUTH_TOKENS, MEDIAD_CORS_ORIGINS, \
             MEDIAD_OPENAPI, MEDIAD_ISOLATION, MEDIAD_JOB_MEMORY, MEDIAD_MAX_OUTPUT, MEDIAD_JOB_TIMEOUT_FLOOR, \
-            MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_WORKER_JOBS, MEDIAD_MIN_FREE_DISK, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
+            MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_WORKER_JOBS, MEDIAD_MIN_FREE_DISK, MEDIAD_QUOTA, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
             MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT, MEDIAD_WEBHOOK_SECRET, \
             MEDIAD_WEBHOOK_ALLOW, MEDIAD_WEBHOOK_RETRY_BASE, MEDIAD_WEBHOOK_CA_FILE, MEDIAD_EGRESS_ALLOW, \
             MEDIAD_EGRESS_CONNECT_TIMEOUT, MEDIAD_EGRESS_IDLE_TIMEOUT, MEDIAD_INPUT_TIMEOUT. A flag wins over the \
             environment.
 
             Each job runs in a `mediad worker` process, limited in address space (--job-memory), output \
-            file size (--max-output), CPU time and open files, and killed when it runs past its timeout: the \
-            floor plus the input's size read as 128 kbit/s audio, at most the ceiling. A worker that crashes, \
+            size (--max-output: any one file and all of a job's outputs), CPU time and open files, and \
+            killed when it runs past its timeout: the floor plus the input's size read as 128 kbit/s audio, at most the ceiling. A worker that crashes, \
             hangs or runs out of memory fails its job (worker_crashed, timeout, out_of_memory) and nothing \
             else, and is not used again; one that ended its job takes the next, up to --worker-jobs jobs. POST /probe runs its own child under the same limits (and at most 30s), for at most \
             --max-probes requests at once; more get 429 too_many_probes. --isolation none runs jobs and \
             probes in the server process instead, for trusted input. Uploads get 507 and running jobs fail \
-            with insufficient_storage before the data directory's disk has less than --min-free-disk free. \
+            with insufficient_storage before the data directory's disk has less than --min-free-disk free; \
+            the declared lengths of unfinished resumable uploads count as taken. A decode whose raw frames \
+            or samples would be larger than the job may write fails with output_too_large (--max-output), \
+            quota_exceeded (--quota) or insufficient_storage before it decodes anything. --quota bounds the \
+            bytes each API token stores (job inputs and outputs, uploads held): a request or upload that \
+            would pass it gets 507 quota_exceeded, a job whose outputs would, fails with it. \
             SIGTERM or SIGINT stops accepting connections, lets running jobs finish for the grace period, \
             puts the rest back in the queue and exits 0.
 

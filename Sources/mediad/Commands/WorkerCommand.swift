@@ -8,8 +8,9 @@ struct WorkerCommand: ParsableCommand {
         commandName: "worker",
         abstract: "Run queued jobs of a data directory under resource limits (started by serve).",
         discussion: """
-            mediad serve starts workers and sends each job as a line "<job id> <CPU seconds>" on stdin. A \
-            worker sets its limits before it opens any input (--cpu-time limits its whole life; each job \
+            mediad serve starts workers and sends each job as a line "<job id> <CPU seconds> <max output> \
+            <disk headroom> <quota remaining>" on stdin (bytes the job may write by each limit, - for none). \
+            A worker sets its limits before it opens any input (--cpu-time limits its whole life; each job \
             gets its CPU seconds on top of what the process has used), runs the jobs in turn, appends \
             libav's log to each job's log and reports progress and each outcome as JSON lines on stdout. \
             It reads a job's record but never writes it, and exits at the end of stdin.

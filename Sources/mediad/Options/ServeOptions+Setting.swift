@@ -15,6 +15,7 @@ extension ServeOptions {
         static let maxUpload = ServeSetting.bytes("max-upload")
         static let retention = ServeSetting.duration("retention")
         static let uploadExpiry = ServeSetting.duration("upload-expiry")
+        static let maxPendingUploads = ServeSetting.integer("max-pending-uploads", 1...100_000)
         static let shutdownGrace = ServeSetting.duration("shutdown-grace")
         static let headerTimeout = ServeSetting.duration("header-timeout")
         static let bodyTimeout = ServeSetting.duration("body-timeout")
@@ -36,6 +37,7 @@ extension ServeOptions {
         static let jobTimeoutCeiling = ServeSetting.duration("job-timeout-ceiling")
         static let workerJobs = ServeSetting.integer("worker-jobs", 1...100_000)
         static let minFreeDisk = ServeSetting.bytes("min-free-disk", zeroTurnsOff: true)
+        static let quota = ServeSetting.bytes("quota", zeroTurnsOff: true)
         static let logFormat = ServeSetting<LogLineHandler.Format>.choice("log-format")
         static let logLevel = ServeSetting<Logger.Level>.choice("log-level")
         static let replicaID = ServeSetting<String>(

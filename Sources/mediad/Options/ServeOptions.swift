@@ -53,6 +53,12 @@ struct ServeOptions: ParsableArguments {
     var uploadExpiry: TimeInterval?
 
     @Option(
+        help:
+            "Unfinished resumable (tus) uploads one API token, or all use without tokens, may hold at once; the next POST /uploads gets 429 (default 20).",
+        transform: Setting.maxPendingUploads.read)
+    var maxPendingUploads: Int?
+
+    @Option(
         help: "How long a shutdown waits for running jobs: seconds, or with s, m, h (default 30s).",
         transform: Setting.shutdownGrace.read)
     var shutdownGrace: TimeInterval?
@@ -131,7 +137,9 @@ struct ServeOptions: ParsableArguments {
     var jobMemory: Int64?
 
     @Option(
-        help: "Largest file a job may write: bytes, or with K, M, G (default 16G).", transform: Setting.maxOutput.read)
+        help:
+            "Most a job may write, in any one file and in all its outputs: bytes, or with K, M, G; beyond, output_too_large (default 16G).",
+        transform: Setting.maxOutput.read)
     var maxOutput: Int64?
 
     @Option(
@@ -154,6 +162,12 @@ struct ServeOptions: ParsableArguments {
             "Free space uploads and outputs leave on the data directory's disk: bytes, or with K, M, G; 0 turns it off (default 256M).",
         transform: Setting.minFreeDisk.read)
     var minFreeDisk: Int64?
+
+    @Option(
+        help:
+            "Bytes one API token, or all use without tokens, may store (job inputs and outputs, uploads held): bytes, or with K, M, G; beyond, 507 quota_exceeded; 0 turns it off (default 0).",
+        transform: Setting.quota.read)
+    var quota: Int64?
 
     @Option(
         help: "How log lines on stderr are written: text or json (default text).", transform: Setting.logFormat.read)
