@@ -18,7 +18,8 @@ import Testing
         #expect(json.contains(".250Z\""))
         #expect(
             json.contains(
-                "\"options\":{\"faststart\":false,\"format\":\"mkv\",\"fragmented\":false,\"tracks\":\"all\"}"))
+                "\"options\":{\"damaged\":\"salvage\",\"faststart\":false,\"format\":\"mkv\",\"fragmented\":false,\"tracks\":\"all\"}"
+            ))
     }
 
     @Test func roundTripsThroughJSON() throws {

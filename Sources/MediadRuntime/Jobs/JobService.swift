@@ -175,7 +175,11 @@ package actor JobService {
 
     /// Cancels a queued or running job (waiting up to `timeout` for a running one to stop), or deletes a
     /// finished one. Returns the cancelled record, or nil when the job was deleted.
-    package func cancelOrDelete(_ id: String, timeout: Double = 5) async throws -> JobRecord? {
+    ///
+    /// A stop is a kill and always ends, but on a loaded machine (or with the holder another replica that
+    /// acts on its next heartbeat) it can take seconds: the answer waits for it rather than show a job
+    /// still `running` that the API says is cancelled.
+    package func cancelOrDelete(_ id: String, timeout: Double = 60) async throws -> JobRecord? {
         try await scheduler.cancelOrDelete(id, timeout: timeout, self)
     }
 
