@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `mediad serve --help`, the README's Configuration table and the `MEDIAD_*` environment describe the same
-/// settings: every flag has its row and its variable, and the variable is read as the flag is.
+/// `mediad serve --help`, the Configuration table of docs/operations.md and the `MEDIAD_*` environment describe
+/// the same settings: every flag has its row and its variable, and the variable is read as the flag is.
 @Suite struct ServeConfigurationTests {
     /// The flags `mediad serve --help` lists, `--help` aside: `--host`, `--port`, …
     static func helpFlags() throws -> [String] {
@@ -19,12 +19,12 @@ import Testing
         }
     }
 
-    /// The rows of the README's Configuration table, by flag: `--max-upload` → `| `--max-upload` | …`.
-    static func readmeRows() throws -> [String: String] {
+    /// The rows of the Configuration table of docs/operations.md, by flag: `--max-upload` → `| `--max-upload` | …`.
+    static func documentedRows() throws -> [String: String] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "\n## Configuration\n").dropFirst().first)
+        let operations = try String(contentsOf: root.appendingPathComponent("docs/operations.md"), encoding: .utf8)
+        let section = try #require(operations.components(separatedBy: "\n## Configuration\n").dropFirst().first)
             .components(separatedBy: "\n## ")[0]
         var rows: [String: String] = [:]
         for line in section.split(separator: "\n") where line.hasPrefix("| `--") {
@@ -50,15 +50,15 @@ import Testing
             allowFailure: true)
     }
 
-    @Test func everyFlagHasItsREADMERowAndEnvironmentVariable() throws {
+    @Test func everyFlagHasItsDocumentedRowAndEnvironmentVariable() throws {
         let flags = try Self.helpFlags()
-        let rows = try Self.readmeRows()
+        let rows = try Self.documentedRows()
         let help = try Command.run(CommandLineTests.binary, ["serve", "--help"]).text
         #expect(flags.count >= 30, "\(flags)")
-        #expect(Set(rows.keys) == Set(flags), "README rows \(rows.keys.sorted()) against --help \(flags)")
+        #expect(Set(rows.keys) == Set(flags), "documented rows \(rows.keys.sorted()) against --help \(flags)")
         for flag in flags {
             let variable = Self.environmentVariable(flag)
-            let row = try #require(rows[flag], "\(flag) has no README row")
+            let row = try #require(rows[flag], "\(flag) has no row in docs/operations.md")
             #expect(row.hasPrefix("| `\(flag)` | `\(variable)"), "\(row)")
             #expect(help.contains(variable), "`mediad serve --help` does not name \(variable)")
         }
