@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 
 /// `Idempotency-Key` mappings, kept beside the jobs so that every server on one data directory sees them:

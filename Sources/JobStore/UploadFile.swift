@@ -1,3 +1,4 @@
+import Digests
 import DurableIO
 import Foundation
 

@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 
 /// One request's hold on a tus upload: the upload's directory locked (`flock(2)`, exclusive, so that two
