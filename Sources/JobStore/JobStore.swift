@@ -47,7 +47,7 @@ public final class JobStore: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         } catch {
-            throw StoreError(code: "io_error", message: "cannot create \(root): \(error.localizedDescription)")
+            throw StoreError(code: .ioError, message: "cannot create \(root): \(error.localizedDescription)")
         }
         try FileIO.makeDirectory(jobsDirectory, mayExist: true)
         try FileIO.makeDirectory(uploadsDirectory, mayExist: true)
