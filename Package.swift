@@ -33,14 +33,22 @@ let package = Package(
         // Wraps malloc and its relatives to count failed allocations (AllocationWatch.c says how); linked
         // into mediad through MediadRuntime, whose workers name such failures `out_of_memory`.
         .target(name: "CAllocationWatch"),
+        // Foundation: small pieces the store, the client, the HTTP server and the runtime share, depending on
+        // nothing else of ours. `Digests` is the one module that calls libcrypto.
         .target(name: "DurableIO"),
+        .target(name: "Digests", dependencies: ["COpenSSL"]),
+        .target(name: "MediadFoundation", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+        // Media: the engine over FFmpeg and the job kinds, knowing nothing of HTTP.
         .target(name: "MediaCore", dependencies: ["CFFmpeg", "DurableIO"]),
-        .target(name: "MediaJobs", dependencies: ["MediaCore", "DurableIO"]),
-        .target(name: "JobStore", dependencies: ["MediaCore", "MediaJobs", "COpenSSL", "DurableIO"]),
+        .target(name: "MediaJobs", dependencies: ["MediaCore", "CFFmpeg", "DurableIO"]),
+        // The store: job records (which hold a kind's options) on the file system.
+        .target(
+            name: "JobStore", dependencies: ["MediaCore", "MediaJobs", "DurableIO", "Digests", "MediadFoundation"]),
+        // HTTP, client and server: generic, knowing no job, linking no FFmpeg.
         .target(
             name: "MediadClient",
             dependencies: [
-                "JobStore",
+                "Digests", "MediadFoundation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -50,39 +58,42 @@ let package = Package(
         .target(
             name: "MediadHTTP",
             dependencies: [
-                "MediadClient", "CZlib", "CMalloc",
+                "MediadFoundation", "CZlib", "CMalloc",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The runtime (job service, scheduling, workers, webhooks) and the server's handlers above it.
         .target(
             name: "MediadRuntime",
             dependencies: [
-                "MediaJobs", "JobStore", "MediadClient", "CAllocationWatch",
+                "MediaCore", "MediaJobs", "JobStore", "MediadClient", "Digests", "MediadFoundation", "CAllocationWatch",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
             name: "Server",
             dependencies: [
-                "MediaJobs", "JobStore", "MediadClient", "MediadHTTP", "MediadRuntime", "CZlib", "CMalloc",
+                "MediaCore", "MediaJobs", "JobStore", "MediadClient", "MediadHTTP", "MediadRuntime", "Digests",
+                "MediadFoundation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             // The web console's HTML, CSS and JavaScript, compiled into the binary as byte arrays.
             resources: [.embedInCode("ConsoleAssets")]
@@ -90,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "mediad",
             dependencies: [
-                "MediaJobs", "Server", "MediadClient", "MediadRuntime",
+                "MediaCore", "MediaJobs", "JobStore", "Server", "MediadClient", "MediadRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -98,14 +109,18 @@ let package = Package(
         .executableTarget(
             name: "mediad-bench", dependencies: ["MediaCore", "MediaJobs"], path: "Benchmarks/mediad-bench"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "TestSupport"]),
-        .testTarget(name: "MediaJobsTests", dependencies: ["MediaJobs", "TestSupport"]),
+        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "CFFmpeg", "TestSupport"]),
+        .testTarget(name: "MediaJobsTests", dependencies: ["MediaCore", "MediaJobs", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "mediadTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "JobStoreTests", dependencies: ["JobStore", "MediaJobs", "TestSupport"]),
+        .testTarget(
+            name: "JobStoreTests", dependencies: ["JobStore", "MediaJobs", "DurableIO", "Digests", "TestSupport"]),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "MediadClient", "MediadHTTP", "MediadRuntime", "MediaJobs", "TestSupport",
+                "Server", "MediadClient", "MediadHTTP", "MediadRuntime", "JobStore", "MediaCore", "MediaJobs",
+                "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: [
@@ -114,3 +129,9 @@ let package = Package(
             ]),
     ]
 )
+
+// Every Swift target sees a module's members only where it imports that module, not wherever some other file
+// of the target or a dependency happens to import it: each file says what it uses.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

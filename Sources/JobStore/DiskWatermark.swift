@@ -41,7 +41,7 @@ extension StoreError {
     public static func insufficientStorage(free: Int64, minimum: Int64, reserved: Int64 = 0) -> StoreError {
         let promised = reserved > 0 ? ", \(reserved) of it promised to unfinished resumable uploads," : ""
         return StoreError(
-            code: "insufficient_storage",
+            code: .insufficientStorage,
             message: "the server's disk has \(free) bytes free\(promised) and keeps \(minimum) in reserve "
                 + "(--min-free-disk); retry when finished jobs have been deleted")
     }

@@ -1,3 +1,5 @@
+import Digests
+
 /// A file's name, size and SHA-256 (lowercase hex): a job's input as received (`JobInput`), or an output
 /// as the worker that wrote it reports it, so the server lists outputs without reading them again.
 public struct FileDigest: Codable, Sendable, Equatable {

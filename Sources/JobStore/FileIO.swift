@@ -70,7 +70,7 @@ enum FileIO {
         do {
             return try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            throw StoreError(code: "io_error", message: "cannot list \(path): \(error.localizedDescription)")
+            throw StoreError(code: .ioError, message: "cannot list \(path): \(error.localizedDescription)")
         }
     }
 
@@ -79,7 +79,7 @@ enum FileIO {
         do {
             try FileManager.default.removeItem(atPath: path)
         } catch {
-            throw StoreError(code: "io_error", message: "cannot remove \(path): \(error.localizedDescription)")
+            throw StoreError(code: .ioError, message: "cannot remove \(path): \(error.localizedDescription)")
         }
     }
 

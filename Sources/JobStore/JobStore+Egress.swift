@@ -14,7 +14,7 @@ extension JobStore {
         do {
             data = try JobJSON.encoder().encode(targets)
         } catch {
-            throw StoreError(code: "io_error", message: "cannot encode \(path): \(error)")
+            throw StoreError(code: .ioError, message: "cannot encode \(path): \(error)")
         }
         try FileIO.writeAtomically(data, to: path)
         guard chmod(path, 0o600) == 0 else { throw StoreError.io("cannot restrict", path) }
@@ -28,7 +28,7 @@ extension JobStore {
         do {
             return try JobJSON.decoder().decode(EgressTargets.self, from: data)
         } catch {
-            throw StoreError(code: "corrupt_record", message: "\(path) does not decode: \(error)")
+            throw StoreError(code: .corruptRecord, message: "\(path) does not decode: \(error)")
         }
     }
 

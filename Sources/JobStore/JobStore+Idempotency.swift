@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 
 /// `Idempotency-Key` mappings, kept beside the jobs so that every server on one data directory sees them:
@@ -47,7 +48,7 @@ extension JobStore {
         do {
             data = try JobJSON.encoder().encode(entry)
         } catch {
-            throw StoreError(code: "io_error", message: "cannot encode an idempotency entry: \(error)")
+            throw StoreError(code: .ioError, message: "cannot encode an idempotency entry: \(error)")
         }
         try FileIO.createSynced(data, at: temporary)
         defer { unlink(temporary) }
@@ -61,7 +62,7 @@ extension JobStore {
             if let existing, isLive(existing, lifetime: lifetime, now: now) { return .taken(existing) }
             try removeDeadEntry(path, seen: existing)
         }
-        throw StoreError(code: "io_error", message: "the idempotency key \(digest) is contended; retry")
+        throw StoreError(code: .ioError, message: "the idempotency key \(digest) is contended; retry")
     }
 
     /// Removes dead entries and temporary files left by crashed claims; returns how many entries went.

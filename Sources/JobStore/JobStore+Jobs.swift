@@ -21,7 +21,7 @@ extension JobStore {
             for name in inputs.keys where !Self.isValidFileName(name) { throw StoreError.invalidFileName(name) }
             let final = jobDirectory(id: record.id)
             guard access(final, F_OK) != 0 else {
-                throw StoreError(code: "already_exists", message: "job \(record.id) already exists")
+                throw StoreError(code: .alreadyExists, message: "job \(record.id) already exists")
             }
             let staging = jobsDirectory + "/" + Self.stagingPrefix + record.id
             try FileIO.makeDirectory(staging)
@@ -68,18 +68,18 @@ extension JobStore {
         } catch CocoaError.fileReadNoSuchFile {
             return nil
         } catch {
-            throw StoreError(code: "io_error", message: "cannot read \(path): \(error.localizedDescription)")
+            throw StoreError(code: .ioError, message: "cannot read \(path): \(error.localizedDescription)")
         }
         let record: JobRecord
         do {
             record = try JobJSON.decoder().decode(JobRecord.self, from: data)
         } catch {
-            throw StoreError(code: "corrupt_record", message: "\(path) does not decode: \(error)")
+            throw StoreError(code: .corruptRecord, message: "\(path) does not decode: \(error)")
         }
         // The directory names the job: a record naming another (edited or copied by hand) would make every
         // later save, delete and output path point at a directory that is not its own.
         guard record.id == id else {
-            throw StoreError(code: "corrupt_record", message: "\(path) names job \(record.id), not \(id)")
+            throw StoreError(code: .corruptRecord, message: "\(path) names job \(record.id), not \(id)")
         }
         return record
     }
@@ -112,7 +112,7 @@ extension JobStore {
         do {
             return try JobJSON.encoder(pretty: true).encode(record)
         } catch {
-            throw StoreError(code: "io_error", message: "cannot encode job \(record.id): \(error)")
+            throw StoreError(code: .ioError, message: "cannot encode job \(record.id): \(error)")
         }
     }
 }

@@ -20,11 +20,11 @@ extension JobStore {
             else { return nil }
             do {
                 return try readLease(directory + "/" + Lease.fileName(generation: generation))
-            } catch let error as StoreError where error.code == "not_found" {
+            } catch let error as StoreError where error.code == .notFound {
                 if attempt > 0 { usleep(10_000) }
             }
         }
-        throw StoreError(code: "io_error", message: "the lease files of job \(id) keep vanishing while read")
+        throw StoreError(code: .ioError, message: "the lease files of job \(id) keep vanishing while read")
     }
 
     /// Takes the next generation of the job's lease for `replica` until `now + ttl`, unless a live lease
@@ -34,7 +34,7 @@ extension JobStore {
         let current: Lease?
         do {
             current = try currentLease(id: id)
-        } catch let error as StoreError where error.code == "not_found" {
+        } catch let error as StoreError where error.code == .notFound {
             return .gone
         }
         if let current, current.isLive(at: now) { return .held(current) }
@@ -98,7 +98,7 @@ extension JobStore {
         do {
             data = try JobJSON.encoder().encode(lease)
         } catch {
-            throw StoreError(code: "io_error", message: "cannot encode a lease: \(error)")
+            throw StoreError(code: .ioError, message: "cannot encode a lease: \(error)")
         }
         do {
             try FileIO.createSynced(data, at: temporary)
@@ -114,7 +114,7 @@ extension JobStore {
         } catch CocoaError.fileReadNoSuchFile {
             throw StoreError.notFound(URL(fileURLWithPath: path).deletingLastPathComponent().lastPathComponent)
         } catch {
-            throw StoreError(code: "corrupt_record", message: "\(path) does not decode: \(error)")
+            throw StoreError(code: .corruptRecord, message: "\(path) does not decode: \(error)")
         }
     }
 

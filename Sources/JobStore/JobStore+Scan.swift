@@ -51,7 +51,7 @@ extension JobStore {
                 } else {
                     scan.unreadable.append(
                         UnreadableJob(
-                            id: name, error: StoreError(code: "corrupt_record", message: "\(path) has no job.json")))
+                            id: name, error: StoreError(code: .corruptRecord, message: "\(path) has no job.json")))
                 }
             } catch let error as StoreError {
                 scan.unreadable.append(UnreadableJob(id: name, error: error))

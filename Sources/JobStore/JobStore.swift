@@ -1,4 +1,5 @@
 import Foundation
+import MediadFoundation
 
 /// The filesystem store of jobs: one directory per job under `--data-dir`, and no database. The directory
 /// is the truth; the server rebuilds its in-memory index from `loadAll()` when it starts.
@@ -46,7 +47,7 @@ public final class JobStore: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         } catch {
-            throw StoreError(code: "io_error", message: "cannot create \(root): \(error.localizedDescription)")
+            throw StoreError(code: .ioError, message: "cannot create \(root): \(error.localizedDescription)")
         }
         try FileIO.makeDirectory(jobsDirectory, mayExist: true)
         try FileIO.makeDirectory(uploadsDirectory, mayExist: true)
@@ -54,12 +55,8 @@ public final class JobStore: Sendable {
 
     // MARK: Names
 
-    /// A new job id: 128 random bits as URL-safe base64 without padding (22 characters).
-    public static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<2).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
-        return Base64URL.encode(Data(bytes))
-    }
+    /// A new job id: 128 random bits as URL-safe base64 without padding (22 characters, `RandomID`).
+    public static func newID() -> String { RandomID.generate() }
 
     /// True for exactly 22 characters of `A-Z a-z 0-9 _ -`: the shape of `newID()`. The server checks ids
     /// from URLs with it, so `..`, slashes and the like never reach a path.

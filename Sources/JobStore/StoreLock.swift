@@ -26,7 +26,7 @@ public final class StoreLock: Sendable {
             guard code == EWOULDBLOCK else { throw StoreError.io("cannot lock", path, errno: code) }
             let holder = shared ? "a server without --shared-store" : "another mediad serve"
             throw StoreError(
-                code: "store_in_use",
+                code: .storeInUse,
                 message:
                     "\(holder) is using the data directory \(root) (it holds \(path)); run one server per data "
                     + "directory, or start every server on it with --shared-store")

@@ -1,3 +1,4 @@
+import Digests
 import DurableIO
 import Foundation
 
@@ -123,7 +124,7 @@ public final class UploadFile: @unchecked Sendable {
     }
 
     private func requireOpen() throws {
-        guard fd >= 0 else { throw StoreError(code: "io_error", message: "\(path) is already closed") }
+        guard fd >= 0 else { throw StoreError(code: .ioError, message: "\(path) is already closed") }
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import MediaCore
 
 /// What libav 5.1's muxers silently get wrong for some outputs and mediad cannot mend, worded as job

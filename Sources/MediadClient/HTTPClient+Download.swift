@@ -1,7 +1,9 @@
+import Digests
 import Foundation
-import JobStore
+import MediadFoundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 extension HTTPClient {
     /// A response whose body went to a file.
@@ -21,7 +23,7 @@ extension HTTPClient {
         let destination = URL(fileURLWithPath: path)
         let temporary =
             destination.deletingLastPathComponent().path + "/." + destination.lastPathComponent + "."
-            + JobStore.newID() + ".partial"
+            + RandomID.generate() + ".partial"
         let file = try await threadPool.runIfActive { try DownloadFile(path: temporary) }
         do {
             let response = try await send(

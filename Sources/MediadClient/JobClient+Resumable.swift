@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 /// `mediad submit`'s resumable path: the file goes up with tus 1.0.0 (`POST /uploads`, then `PATCH`es
 /// from the offset the server holds) and becomes the job when its last byte arrives, so that a large file

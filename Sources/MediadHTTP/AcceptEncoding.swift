@@ -1,3 +1,5 @@
+import Foundation
+
 /// What an `Accept-Encoding` header says about gzip (RFC 9110 §12.5.3).
 ///
 /// `gzip` (or its alias `x-gzip`) with a q-value above 0 accepts it; `gzip;q=0` refuses it even when `*`

@@ -1,4 +1,4 @@
-import MediadClient
+import MediadFoundation
 
 /// RFC 8187 extended parameter values, `charset'language'percent-encoded`, as in `filename*=UTF-8''…`:
 /// how a header parameter carries text that is not ASCII.

@@ -1,4 +1,4 @@
-import MediadClient
+import MediadFoundation
 
 /// Parses `application/x-www-form-urlencoded` query strings.
 package enum QueryString {

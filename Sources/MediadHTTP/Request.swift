@@ -1,4 +1,5 @@
-import MediadClient
+import Foundation
+import MediadFoundation
 import NIOCore
 import NIOHTTP1
 

@@ -1,4 +1,4 @@
-import MediadClient
+import MediadFoundation
 import NIOCore
 import NIOHTTP1
 

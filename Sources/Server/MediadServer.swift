@@ -6,6 +6,7 @@ import MediadRuntime
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import UnixSignals
 
 /// Starts the whole service: store, job service, HTTP server, webhook deliveries, retention and upload sweeps, as
 /// services of one `ServiceGroup`.

@@ -1,5 +1,7 @@
 import Foundation
 import MediaJobs
+import MediadHTTP
+import NIOHTTP1
 import Server
 import TestSupport
 import Testing

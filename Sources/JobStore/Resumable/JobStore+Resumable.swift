@@ -128,7 +128,7 @@ extension JobStore {
         do {
             return try JobJSON.encoder().encode(upload)
         } catch {
-            throw StoreError(code: "io_error", message: "cannot encode upload \(upload.id): \(error)")
+            throw StoreError(code: .ioError, message: "cannot encode upload \(upload.id): \(error)")
         }
     }
 

@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 
 /// One request's hold on a tus upload: the upload's directory locked (`flock(2)`, exclusive, so that two
@@ -72,7 +73,7 @@ public final class ResumableWriter: @unchecked Sendable {
             Foundation.close(fd)
             guard code == EWOULDBLOCK else { throw StoreError.io("cannot lock", path, errno: code) }
             throw StoreError(
-                code: "upload_locked", message: "another request is writing to this upload; retry when it has ended")
+                code: .uploadLocked, message: "another request is writing to this upload; retry when it has ended")
         }
         return fd
     }
@@ -91,7 +92,7 @@ public final class ResumableWriter: @unchecked Sendable {
     /// would take the disk below the watermark.
     public func append(_ pieces: [UnsafeRawBufferPointer]) throws {
         try lock.withLock {
-            guard data >= 0 else { throw StoreError(code: "io_error", message: "\(dataPath) is not open") }
+            guard data >= 0 else { throw StoreError(code: .ioError, message: "\(dataPath) is not open") }
             let count = pieces.reduce(0) { $0 + $1.count }
             try store.watermark.check(adding: Int64(count))
             try FileIO.writeAll(data, pieces, path: dataPath)

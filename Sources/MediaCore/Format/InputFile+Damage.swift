@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 
 extension InputFile {
     /// What a stream lost to the damage: the samples its tables declare that were not read, and the

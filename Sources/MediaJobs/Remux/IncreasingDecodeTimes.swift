@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 import MediaCore
 
 /// Keeps each track's decode times increasing, as muxers require, and says where it had to move one.

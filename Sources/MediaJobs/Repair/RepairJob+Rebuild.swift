@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 import MediaCore
 
 extension RepairJob {

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 import MediaCore
 
 /// The input's audio track decoded, cut, re-timed, resampled and mixed to the asked channels by

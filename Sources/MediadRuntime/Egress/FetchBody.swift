@@ -2,6 +2,7 @@ import Foundation
 import JobStore
 import MediaCore
 import MediadClient
+import MediadFoundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -1,6 +1,7 @@
 import Foundation
 import MediadClient
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 
 extension OutputDeliverer {

@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import Logging
 
 /// The runs under way on this server: starts a queued job's run and records how it ends. A run first
 /// fetches the job's URL inputs (`JobService.fetchInputs`) in a fetch slot, then runs the job in a worker

@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import Logging
 
 /// Schedules jobs for replicas sharing one store (see `ReplicaSettings` and `Lease`).
 ///

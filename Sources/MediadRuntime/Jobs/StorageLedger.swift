@@ -103,7 +103,7 @@ package final class StorageLedger: Sendable {
         let stored = stored(by: record.owner)
         guard stored + bytes > limits.quota else { return nil }
         let error = quotaExceeded(record.owner, stored: stored, adding: bytes, what: "the job's outputs")
-        return JobError(code: error.code, message: error.message + "; the outputs were removed")
+        return JobError(code: error.code.rawValue, message: error.message + "; the outputs were removed")
     }
 
     private func quotaExceeded(_ owner: String?, stored: Int64, adding bytes: Int64, what: String = "this upload")
@@ -111,7 +111,7 @@ package final class StorageLedger: Sendable {
     {
         let who = owner.map { "the API token '\($0)'" } ?? "use without a token"
         return StoreError(
-            code: "quota_exceeded",
+            code: .quotaExceeded,
             message: "\(who) stores \(stored) bytes of its \(limits.quota)-byte quota (--quota) and \(what) "
                 + "(\(bytes) bytes) would pass it: delete finished jobs or uploads first")
     }
@@ -129,7 +129,7 @@ package final class StorageLedger: Sendable {
             guard pending < limits.maxPendingUploads else {
                 let who = owner.map { "the API token '\($0)'" } ?? "use without a token"
                 throw StoreError(
-                    code: "too_many_uploads",
+                    code: .tooManyUploads,
                     message: "\(who) has \(pending) unfinished uploads, as many as it may (--max-pending-uploads): "
                         + "finish or delete one first")
             }

@@ -2,6 +2,7 @@ import Foundation
 import JobStore
 import Logging
 import MediaCore
+import MediaJobs
 
 /// Reports each change of a job's state: one log line (id, kind, from → to, attempt, error code) and, at
 /// a final state, the job counters, the duration histogram and the worker-crash counter.

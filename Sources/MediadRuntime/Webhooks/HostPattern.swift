@@ -1,3 +1,4 @@
+import Foundation
 import MediadClient
 
 /// One entry of `--webhook-allow`: a host name (`hooks.example.com`), a wildcard for its subdomains

@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 
 /// The headers of a delivery as standardwebhooks.com specifies them, beside mediad's own
@@ -26,7 +27,7 @@ package struct StandardWebhookHeaders {
 
     package func headers(eventID: String, timestamp: Int, body: [UInt8]) -> [(String, String)] {
         let signed = Array("\(eventID).\(timestamp).".utf8) + body
-        let signature = Data(WebhookSignature.hmacSHA256Bytes(key: key, message: signed)).base64EncodedString()
+        let signature = Data(HMAC.sha256(key: key, message: signed)).base64EncodedString()
         return [
             ("webhook-id", eventID), ("webhook-timestamp", String(timestamp)), ("webhook-signature", "v1,\(signature)"),
         ]

@@ -3,6 +3,7 @@ import JobStore
 import MediaCore
 import MediadClient
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 import Synchronization

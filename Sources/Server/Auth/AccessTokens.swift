@@ -1,12 +1,11 @@
-import COpenSSL
+import Digests
 import Foundation
-import JobStore
 import MediadHTTP
 
 /// API tokens from `--auth-tokens FILE`: one `name:token[:admin]` a line (`#` starts a comment).
 ///
-/// Tokens are kept only as SHA-256 digests and compared with OpenSSL's constant-time `CRYPTO_memcmp`
-/// against every entry, so neither the comparison nor the lookup reveals how much of a guess was right.
+/// Tokens are kept only as SHA-256 digests and compared in constant time (`ConstantTime`) against every
+/// entry, so neither the comparison nor the lookup reveals how much of a guess was right.
 /// A token never appears in a log line, an error message or a job record: jobs record the token's name.
 public struct AccessTokens: Sendable {
     /// Who made a request.
@@ -49,7 +48,7 @@ public struct AccessTokens: Sendable {
         let presented = Self.digest(
             String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
         var found: Caller? = nil
-        for entry in entries where CRYPTO_memcmp(entry.digest, presented, presented.count) == 0 {
+        for entry in entries where ConstantTime.equal(entry.digest, presented) {
             found = entry.caller
         }
         return found

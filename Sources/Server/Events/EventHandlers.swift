@@ -1,3 +1,4 @@
+import JobStore
 import MediadHTTP
 import NIOHTTP1
 

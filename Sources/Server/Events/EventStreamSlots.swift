@@ -1,4 +1,5 @@
 import MediadHTTP
+import NIOHTTP1
 import Synchronization
 
 /// How many event streams (`GET /events`, `GET /jobs/{id}/events`) may be open at once: on the whole

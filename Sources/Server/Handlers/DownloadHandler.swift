@@ -48,7 +48,7 @@ extension MediaService {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor >= 0 else {
                 throw ServiceError(
-                    .internalServerError, "io_error",
+                    .internalServerError, StoreError.Code.ioError.rawValue,
                     "cannot open output \(output.name): \(String(cString: strerror(errno)))")
             }
             return NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)

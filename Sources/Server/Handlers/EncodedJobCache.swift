@@ -1,3 +1,4 @@
+import FoundationEssentials
 import JobStore
 import NIOCore
 import Synchronization

@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 import JobStore
 import MediaCore
@@ -5,6 +6,7 @@ import MediaJobs
 import MediadClient
 import MediadHTTP
 import MediadRuntime
+import NIOHTTP1
 
 /// The inputs a submission names by URL instead of sending them: `input_url` (mux: `audio_url`,
 /// `video_url`), as query parameters or form fields like the options, each checked against the egress

@@ -1,7 +1,9 @@
 import Foundation
 import JobStore
 import MediadHTTP
+import MediadRuntime
 import NIOHTTP1
+import NIOPosix
 
 /// `Idempotency-Key` on job submission: a repeat gets the original job (200) instead of a second one.
 ///

@@ -6,6 +6,7 @@ import MediadHTTP
 import MediadRuntime
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 extension MediaService {
     /// `POST /jobs/{kind}` (and `PUT`, with or without a file name after it): checks kind, conditions, size,

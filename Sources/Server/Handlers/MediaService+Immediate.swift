@@ -1,5 +1,6 @@
 import JobStore
 import MediadHTTP
+import MediadRuntime
 import NIOHTTP1
 
 extension MediaService {

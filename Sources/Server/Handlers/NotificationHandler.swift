@@ -1,4 +1,7 @@
+import JobStore
 import MediadHTTP
+import MediadRuntime
+import NIOHTTP1
 
 extension MediaService {
     /// `POST /jobs/{id}/notifications`: delivers the job's end to its `callback_url` again — with the same

@@ -1,6 +1,9 @@
 import Foundation
 import MediadHTTP
+import MediadRuntime
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 
 extension MediaService {
     /// `GET /readyz`: ready while the store is reachable and the server is not shutting down.

@@ -5,6 +5,7 @@ import MediaJobs
 import MediadClient
 import MediadHTTP
 import MediadRuntime
+import NIOHTTP1
 
 /// Where a submission asks the job's outputs to be PUT once it succeeded: `output_url` (the primary
 /// output) and `output_urls` (a JSON object, output name → URL), as query parameters or form fields like

@@ -1,8 +1,10 @@
 import Foundation
+import JobStore
 import MediaCore
 import MediaJobs
 import MediadHTTP
 import MediadRuntime
+import NIOHTTP1
 
 extension MediaService {
     /// `POST /probe`: takes one of the `--max-probes` slots (429 `too_many_probes` when none is free, before

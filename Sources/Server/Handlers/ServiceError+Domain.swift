@@ -12,13 +12,13 @@ extension ServiceError {
     init(_ error: StoreError) {
         let status: HTTPResponseStatus =
             switch error.code {
-            case "not_found": .notFound
-            case "insufficient_storage", "quota_exceeded": .insufficientStorage
-            case "upload_locked": .locked
-            case "too_many_uploads": .tooManyRequests
+            case .notFound: .notFound
+            case .insufficientStorage, .quotaExceeded: .insufficientStorage
+            case .uploadLocked: .locked
+            case .tooManyUploads: .tooManyRequests
             default: .internalServerError
             }
-        self.init(status, error.code, error.message)
+        self.init(status, error.code.rawValue, error.message)
     }
 
     /// The status an engine error is reported with when it happens during a request (probe, option checks).

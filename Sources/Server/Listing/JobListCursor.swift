@@ -1,6 +1,8 @@
 import Foundation
 import JobStore
+import MediadFoundation
 import MediadHTTP
+import NIOHTTP1
 
 /// A position in the job list's newest-first order: a job's creation time in whole milliseconds and its
 /// id. Its text form is URL-safe base64 of `<milliseconds>:<id>`, opaque to clients.

@@ -1,5 +1,6 @@
 import JobStore
 import MediadHTTP
+import NIOHTTP1
 
 /// One page of the job list; encodes as `{"jobs":[…],"next_cursor":…}` (`null` on the last page).
 struct JobPage: Encodable, Sendable, Equatable {

@@ -1,6 +1,7 @@
 import JobStore
 import MediaJobs
 import MediadHTTP
+import NIOHTTP1
 
 /// A request for one page of the job list (`GET /jobs?state=&kind=&limit=&cursor=`).
 ///

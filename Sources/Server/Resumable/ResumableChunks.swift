@@ -1,7 +1,10 @@
+import Digests
 import Foundation
 import JobStore
 import MediadHTTP
+import MediadRuntime
 import NIOHTTP1
+import NIOPosix
 
 /// Receiving one chunk of a tus upload: the offset checked, the body streamed to the upload's data file
 /// through the same double-buffered blocks as other uploads (written off the event loop, at the pace the

@@ -2,6 +2,9 @@ import Foundation
 import JobStore
 import MediaJobs
 import MediadHTTP
+import MediadRuntime
+import NIOHTTP1
+import NIOPosix
 
 /// What a complete tus upload becomes: the job its metadata names, made when the last byte arrives, or an
 /// input that `POST /jobs/{kind}` takes by id.

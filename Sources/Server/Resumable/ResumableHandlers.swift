@@ -1,7 +1,9 @@
 import Foundation
 import JobStore
 import MediadHTTP
+import MediadRuntime
 import NIOHTTP1
+import NIOPosix
 
 /// tus 1.0.0 at `/uploads`: `OPTIONS` (what the server speaks), `POST` (creation, with the first chunk
 /// when it carries one), `HEAD`/`GET` (the offset; `GET` adds a JSON body), `PATCH` (a chunk at the

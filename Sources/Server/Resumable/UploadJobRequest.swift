@@ -3,6 +3,7 @@ import MediaCore
 import MediaJobs
 import MediadHTTP
 import MediadRuntime
+import NIOHTTP1
 
 /// The job an upload's `Upload-Metadata` asks for: `kind` names it, `filename` the file (the job's
 /// `source_name`), `callback_url` its callback, and every other key is one of the kind's options.

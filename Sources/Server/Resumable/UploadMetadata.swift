@@ -1,5 +1,6 @@
 import Foundation
 import MediadHTTP
+import NIOHTTP1
 
 /// `Upload-Metadata`: comma-separated pairs of a key and its value in base64 (`filename dGFsay5tcDQ=,kind
 /// cmVtdXg=`), a key alone for an empty value. Keys are printable ASCII without spaces or commas, values

@@ -2,6 +2,7 @@ import Foundation
 import JobStore
 import MediadHTTP
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 
 /// A `multipart/form-data` body parsed as it streams in (`MultipartScanner`): file parts go to upload

@@ -1,6 +1,7 @@
 import Foundation
 import MediadHTTP
 import NIOCore
+import NIOHTTP1
 
 /// Splits a `multipart/form-data` body (RFC 7578, framed as RFC 2046 says) into part headers, body bytes
 /// and part ends as it streams in, chunk by chunk, wherever the chunks happen to break.

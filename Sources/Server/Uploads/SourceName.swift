@@ -1,4 +1,5 @@
 import MediadHTTP
+import NIOHTTP1
 
 /// The name a client gave its upload — the last segment of `PUT /jobs/{kind}/{filename}`, the `filename`
 /// option, or a multipart part's file name — reduced to a plain file name for the job's `source_name`,

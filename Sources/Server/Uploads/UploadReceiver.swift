@@ -3,6 +3,7 @@ import JobStore
 import MediadHTTP
 import MediadRuntime
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 
 /// Streams request bodies into the store's upload files.

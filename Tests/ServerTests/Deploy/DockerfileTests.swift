@@ -1,4 +1,6 @@
 import Foundation
+import MediadHTTP
+import NIOHTTP1
 import Server
 import TestSupport
 import Testing

@@ -1,0 +1,13 @@
+/// Lowercase hexadecimal, the way digests are written in records, ETags and signature headers.
+package enum Hex {
+    /// Two lowercase hex digits for each byte.
+    package static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
