@@ -38,7 +38,7 @@ final class JobRunner {
         record.startedAt = Date()
         record.attempts += 1
         record.progress = 0
-        record.replica = jobs.scheduler.replicaID
+        record.replica = jobs.coordination?.replicaID
         record.markUnfetchedSources(.fetching)
         jobs.records[record.id] = record
         jobs.events.changed(record, from: .queued)
@@ -50,7 +50,7 @@ final class JobRunner {
         // The record says `running` on disk before the run can end and say anything else; a shared store's
         // `runs` file has the start before that, so every attempt a record counts has its line.
         Task {
-            await jobs.scheduler.recordRunStart(started, jobs)
+            await jobs.coordination?.recordRunStart(started, jobs)
             try? await jobs.save(started)
             let outcome: Result<JobExecutor.Outcome, Error>
             do {
@@ -98,7 +98,7 @@ final class JobRunner {
     /// Saves the end in the record (the scheduler notes it in the `runs` file once saved), frees the run's
     /// place and starts the next job.
     private func completed(_ id: String, _ end: RunEnd, _ jobs: isolated JobService) async {
-        if let record = jobs.records[id] { jobs.scheduler.runEnded(record, end.event) }
+        if let record = jobs.records[id] { jobs.coordination?.runEnded(record, end.event) }
         defer {
             ended(id, jobs)
             jobs.startNext()
@@ -107,7 +107,7 @@ final class JobRunner {
             switch end {
             case .leaseLost:
                 ended(id, jobs)
-                await jobs.scheduler.leaseLost(id, jobs)
+                await jobs.coordination?.leaseLost(id, jobs)
                 jobs.wakeAll(id)
             case .succeeded(let done):
                 guard let record = jobs.records[id] else { return }
@@ -139,7 +139,7 @@ final class JobRunner {
         } catch {
             jobs.events.logger.error(
                 "recording the end of a job failed", metadata: ["job_id": .string(id), "error": .string("\(error)")])
-            jobs.scheduler.abandon(id)
+            jobs.coordination?.abandon(id)
         }
     }
 

@@ -33,10 +33,13 @@ package actor JobService {
     package let events = JobEvents(logger: Logger(label: "mediad.jobs"))
     /// Decides which queued job runs when, and answers for the jobs that do not run here.
     let scheduler: any JobScheduler
+    /// Leases, heartbeat and `runs` file when `replicas` share the store (the `LeaseScheduler`, which is
+    /// also `scheduler`); nil for a server of its own.
+    let coordination: (any ReplicaCoordination)?
     /// The runs under way here.
     let runner: JobRunner
-    /// `scheduler.indexIsComplete`, readable without a hop to this actor: whether `records` holds every
-    /// job as it is (false in a shared store, where other replicas change records on disk).
+    /// Whether `records` holds every job as it is (false in a shared store, where other replicas change
+    /// records on disk), readable without a hop to this actor.
     package nonisolated let indexIsComplete: Bool
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
     private(set) var accepting = true
@@ -60,9 +63,15 @@ package actor JobService {
         ledger = StorageLedger(limits: storage, jobs: records, watermark: store.watermark)
         runner = JobRunner(
             JobLauncher(store: store, isolation: isolation, ledger: ledger), workers: workers, fetchers: maxFetches)
-        let scheduler: any JobScheduler = replicas.map { LeaseScheduler($0, store: store) } ?? LocalScheduler()
-        indexIsComplete = scheduler.indexIsComplete
-        self.scheduler = scheduler
+        if let replicas {
+            let leases = LeaseScheduler(replicas, store: store)
+            scheduler = leases
+            coordination = leases
+        } else {
+            scheduler = LocalScheduler()
+            coordination = nil
+        }
+        indexIsComplete = coordination == nil
     }
 
     /// Loads every job from the store, recovers interrupted ones, and starts running jobs.
@@ -70,9 +79,14 @@ package actor JobService {
         try await scheduler.start(self)
     }
 
-    /// The scheduler's periodic work (a shared store's heartbeat) until the calling task is cancelled.
+    /// A shared store's heartbeat until the calling task is cancelled; a server of its own has no periodic
+    /// work and just waits, as `JobLifecycle` expects.
     package func beat() async {
-        await scheduler.beat(self)
+        guard let coordination else {
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            return
+        }
+        await coordination.beat(self)
     }
 
     /// Every record the store holds, with those it could not read logged and skipped; crash leftovers
@@ -100,9 +114,8 @@ package actor JobService {
     /// saved over a record that never started.
     package func enqueue(_ record: JobRecord) {
         if records[record.id] == nil { records[record.id] = record }
-        scheduler.enqueue(record.id, self)
         events.changed(record, from: nil)
-        startNext()
+        scheduler.enqueue(record.id, self)
     }
 
     // MARK: Reading
@@ -124,7 +137,7 @@ package actor JobService {
     }
 
     package func allRecords() async -> [JobRecord] {
-        await scheduler.refresh(self)
+        await coordination?.refresh(self)
         return records.allCurrent
     }
 
@@ -211,7 +224,7 @@ package actor JobService {
         scheduler.startNext(self)
     }
 
-    /// Ends the job in `state`: saves the record, lets the scheduler release it, wakes its waiters and
+    /// Ends the job in `state`: saves the record, lets go of its lease (in a shared store), wakes its waiters and
     /// tells the webhooks.
     func finish(_ id: String, state: JobState, error: JobError?) async throws {
         guard var record = records[id] else { return }
@@ -223,7 +236,7 @@ package actor JobService {
         records[id] = record
         events.changed(record, from: previous)
         try await save(record)
-        await scheduler.release(id, self)
+        await coordination?.release(id, self)
         wakeAll(id)
         endObserver?(record)
     }
@@ -284,7 +297,7 @@ package actor JobService {
 
     /// Saves a record; in shared-store mode, only while this server holds the job's lease (if it has one).
     func save(_ record: JobRecord) async throws {
-        let lease = scheduler.heldLease(of: record.id)
+        let lease = coordination?.heldLease(of: record.id)
         try await io { [store] in
             if let lease, !store.holds(lease, id: record.id) { throw StoreError.leaseLost(record.id) }
             try store.save(record)

@@ -2,7 +2,8 @@ import Foundation
 import JobStore
 import Logging
 
-/// Schedules jobs for replicas sharing one store (see `ReplicaSettings` and `Lease`).
+/// Schedules jobs for replicas sharing one store (see `ReplicaSettings` and `Lease`), and does their
+/// coordination: leases, the heartbeat and the `runs` file (`ReplicaCoordination`).
 ///
 /// Any replica accepts jobs and answers for any job. There is no queue of its own: the index of every
 /// job, refreshed from the store every heartbeat, is the queue, and a record this replica does not run is
@@ -10,7 +11,7 @@ import Logging
 /// every heartbeat (looking for cancel requests at the same time), and claims queued jobs, and running
 /// jobs whose lease has expired, whenever it has a free worker. Every run appends `<replica> <attempt>
 /// <time> start` and `… end <outcome>` to the job's `runs` file.
-final class LeaseScheduler: JobScheduler {
+final class LeaseScheduler: JobScheduler, ReplicaCoordination {
     private let settings: ReplicaSettings
     private let leases: HeldLeases
     /// When a job that could not be claimed is worth trying again.
@@ -28,8 +29,7 @@ final class LeaseScheduler: JobScheduler {
         leases = HeldLeases(store: store, settings: settings)
     }
 
-    var replicaID: String? { settings.replicaID }
-    var indexIsComplete: Bool { false }
+    var replicaID: String { settings.replicaID }
 
     /// Loads the index (sparing leftovers that may be other replicas' work under way) and gives up leases a
     /// previous process with this replica id left behind.
@@ -58,8 +58,10 @@ final class LeaseScheduler: JobScheduler {
         jobs.records.count { $0.state == .queued }
     }
 
-    /// Claim passes pick queued jobs from the index.
-    func enqueue(_ id: String, _ jobs: isolated JobService) {}
+    /// The index is the queue: a claim pass picks the job from it.
+    func enqueue(_ id: String, _ jobs: isolated JobService) {
+        startNext(jobs)
+    }
 
     /// Starts a claim pass unless one is under way (which then goes round once more).
     func startNext(_ jobs: isolated JobService) {

@@ -7,13 +7,10 @@ import JobStore
 ///
 /// The queue is rebuilt from the store at start, with interrupted runs requeued (or, after three attempts,
 /// failed). Nothing else writes the store, so the index always holds every job's current record; there
-/// are no leases, no heartbeat, and no `runs` file.
+/// are no leases, no heartbeat, and no `runs` file: it has no `ReplicaCoordination`.
 final class LocalScheduler: JobScheduler {
     /// Ids of the queued jobs, in the order they run; a run stopped by shutdown goes back to the head.
     private var queue: [String] = []
-
-    var replicaID: String? { nil }
-    var indexIsComplete: Bool { true }
 
     func start(_ jobs: isolated JobService) async throws {
         let loaded = try await jobs.loadStore()
@@ -28,11 +25,6 @@ final class LocalScheduler: JobScheduler {
         startNext(jobs)
     }
 
-    /// Nothing is periodic here: waits until cancelled, as `JobLifecycle` expects of any heartbeat.
-    func beat(_ jobs: isolated JobService) async {
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-    }
-
     // MARK: Queue
 
     func queuedCount(_ jobs: isolated JobService) -> Int {
@@ -41,6 +33,7 @@ final class LocalScheduler: JobScheduler {
 
     func enqueue(_ id: String, _ jobs: isolated JobService) {
         queue.append(id)
+        startNext(jobs)
     }
 
     /// Starts the first queued job the runner has room for, again and again: a job fetching its inputs
@@ -68,9 +61,6 @@ final class LocalScheduler: JobScheduler {
         jobs.localRecord(id)
     }
 
-    /// The index is always current.
-    func refresh(_ jobs: isolated JobService) async {}
-
     func wait(for id: String, seconds: Double, _ jobs: isolated JobService) async -> JobRecord? {
         guard let current = jobs.records[id] else { return nil }
         guard !current.state.isTerminal, seconds > 0 else { return jobs.localRecord(id) }
@@ -82,26 +72,6 @@ final class LocalScheduler: JobScheduler {
         if jobs.records[id]?.state == .queued { queue.removeAll { $0 == id } }
         return try await jobs.cancelOrDeleteIndexed(id, timeout: timeout)
     }
-
-    // MARK: Runs
-
-    /// A lone server keeps no `runs` file.
-    func recordRunStart(_ record: JobRecord, _ jobs: isolated JobService) async {}
-
-    func runEnded(_ record: JobRecord, _ event: String) {}
-
-    func heldLease(of id: String) -> Lease? {
-        nil
-    }
-
-    /// No lease holds a job here.
-    func release(_ id: String, _ jobs: isolated JobService) async {}
-
-    /// Never called: without leases, no run loses one.
-    func leaseLost(_ id: String, _ jobs: isolated JobService) async {}
-
-    /// The job stays as the store has it, until the next start recovers it.
-    func abandon(_ id: String) {}
 
     // MARK: Retention and webhooks
 
