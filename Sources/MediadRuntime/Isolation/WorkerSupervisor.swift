@@ -7,6 +7,7 @@ import MediaJobs
 /// feeds its progress to the `RunningJob`, kills it (SIGKILL) on cancel, shutdown or timeout, and turns how
 /// it ended into the job's outcome. A worker that gave its final message goes back to the pool.
 ///
+/// Called by the `RunDispatcher` with `--isolation process`; the worker's `JobWorker` runs `JobExecutor`.
 /// `run` blocks until the job has ended, so it is called on a thread of its own (`DedicatedThread`), never
 /// on an event loop or the job service actor.
 package struct WorkerSupervisor {

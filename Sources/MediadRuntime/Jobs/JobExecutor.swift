@@ -3,8 +3,9 @@ import JobStore
 import MediaCore
 import MediaJobs
 
-/// Runs the engine for one job record, synchronously: in a worker process, or with `--isolation none` on
-/// a thread of the server.
+/// The bottom of the run chain: runs the job's kind (`MediaJob.run` in `MediaJobs`) for one record,
+/// synchronously, and hashes its outputs. Called by `JobWorker` in a `mediad worker` process, or with
+/// `--isolation none` by the `RunDispatcher` on a thread of the server; it calls nothing of the server.
 package struct JobExecutor {
     package let store: JobStore
 

@@ -5,7 +5,7 @@ import Synchronization
 /// owner's jobs store (inputs and outputs), kept up to date with every record published so that a quota
 /// check never reads the disk.
 ///
-/// `JobService` (with its scheduler and runner, on its actor) is its only writer; anyone may read it from
+/// `JobService` (with its scheduler and run tracker, on its actor) is its only writer; anyone may read it from
 /// any thread, so that a status request for a job answers from here without waiting for the service's
 /// actor (which is busy with uploads finishing, runs starting and ending). A read sees a whole record as last published — never a half-made one.
 package final class JobIndex: Sendable {

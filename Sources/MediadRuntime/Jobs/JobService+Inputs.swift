@@ -78,12 +78,12 @@ extension JobService {
 
     /// Suspends until the run `id`, its inputs fetched, has a worker, or the calling task is cancelled.
     func waitForWorker(_ id: String) async {
-        await runner.waitForWorker(id, self)
+        await runs.waitForWorker(id, self)
     }
 
     /// The run `id` no longer waits for a worker.
     func stopWaitingForWorker(_ id: String) {
-        runner.stopWaiting(id)
+        runs.stopWaiting(id)
     }
 }
 

@@ -10,9 +10,12 @@ import NIOPosix
 /// The store's directory is the truth; this actor keeps the index in memory (`records`) and saves a record
 /// on every state change through the blocking-I/O thread pool. When a queued job runs, and where records
 /// of jobs this server does not run come from, is its scheduler's part: a `LocalScheduler` for a server of
-/// its own, a `LeaseScheduler` when `replicas` share the store. Its `JobRunner` runs the jobs the scheduler
+/// its own, a `LeaseScheduler` when `replicas` share the store, which is then also its
+/// `ReplicaCoordination` (leases, heartbeat, `runs` file). Its `RunTracker` runs the jobs the scheduler
 /// starts, at most `workers` at a time, with at most `maxFetches` more fetching their URL inputs beside
-/// them; progress and cancellation pass through a `RunningJob` without a hop to the actor. Scheduler and runner run on this actor, their state guarded by it.
+/// them; progress and cancellation pass through a `RunningJob` without a hop to the actor. Scheduler,
+/// coordination and run tracker run on this actor, their state guarded by it; they call back into it for
+/// the index, saves (`save`, `finish`) and waiters.
 package actor JobService {
     package enum Capacity {
         case available
@@ -37,7 +40,7 @@ package actor JobService {
     /// also `scheduler`); nil for a server of its own.
     let coordination: (any ReplicaCoordination)?
     /// The runs under way here.
-    let runner: JobRunner
+    let runs: RunTracker
     /// Whether `records` holds every job as it is (false in a shared store, where other replicas change
     /// records on disk), readable without a hop to this actor.
     package nonisolated let indexIsComplete: Bool
@@ -61,8 +64,8 @@ package actor JobService {
         self.threadPool = threadPool
         self.maxQueued = maxQueued
         ledger = StorageLedger(limits: storage, jobs: records, watermark: store.watermark)
-        runner = JobRunner(
-            JobLauncher(store: store, isolation: isolation, ledger: ledger), workers: workers, fetchers: maxFetches)
+        runs = RunTracker(
+            RunDispatcher(store: store, isolation: isolation, ledger: ledger), workers: workers, fetchers: maxFetches)
         if let replicas {
             let leases = LeaseScheduler(replicas, store: store)
             scheduler = leases
@@ -291,7 +294,7 @@ package actor JobService {
     package var isAccepting: Bool { accepting }
 
     /// The runs under way here, by job id, fetching their inputs or working.
-    var running: [String: RunningJob] { runner.running }
+    var running: [String: RunningJob] { runs.running }
 
     // MARK: Storage
 

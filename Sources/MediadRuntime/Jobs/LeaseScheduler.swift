@@ -82,23 +82,23 @@ final class LeaseScheduler: JobScheduler, ReplicaCoordination {
         repeat {
             claimAgain = false
             var tries = 0
-            while jobs.accepting, !jobs.runner.isFull, tries < 4 * jobs.runner.capacity,
+            while jobs.accepting, !jobs.runs.isFull, tries < 4 * jobs.runs.capacity,
                 let id = nextCandidate(jobs)
             {
                 tries += 1
                 await claim(id, jobs)
             }
-        } while claimAgain && jobs.accepting && !jobs.runner.isFull
+        } while claimAgain && jobs.accepting && !jobs.runs.isFull
         claiming = false
     }
 
-    /// The oldest job that is queued, or running elsewhere, not known to be held, and that the runner has
+    /// The oldest job that is queued, or running elsewhere, not known to be held, and that the run tracker has
     /// room for (a worker, or a fetch slot for a job with URL inputs to fetch).
     private func nextCandidate(_ jobs: isolated JobService) -> String? {
         let now = Date()
         return jobs.records.all.filter {
             ($0.state == .queued || $0.state == .running) && jobs.running[$0.id] == nil
-                && (claimRetry[$0.id] ?? .distantPast) <= now && jobs.runner.hasRoom(for: $0)
+                && (claimRetry[$0.id] ?? .distantPast) <= now && jobs.runs.hasRoom(for: $0)
         }.min { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }?.id
     }
 
@@ -148,13 +148,13 @@ final class LeaseScheduler: JobScheduler, ReplicaCoordination {
                 await leases.release(id, jobs)
                 return jobs.wakeAll(id)
             }
-            guard jobs.runner.hasRoom(for: recovered) else {
+            guard jobs.runs.hasRoom(for: recovered) else {
                 // Another replica fetched its inputs since the index read it: it needs a worker, not a fetch
                 // slot, and none is free. Left to a later pass.
                 claimRetry[id] = Date().addingTimeInterval(settings.heartbeat)
                 return await leases.release(id, jobs)
             }
-            jobs.runner.begin(recovered, jobs)
+            jobs.runs.begin(recovered, jobs)
         }
     }
 

@@ -36,18 +36,18 @@ final class LocalScheduler: JobScheduler {
         startNext(jobs)
     }
 
-    /// Starts the first queued job the runner has room for, again and again: a job fetching its inputs
+    /// Starts the first queued job the run tracker has room for, again and again: a job fetching its inputs
     /// by URL does not wait for a worker, nor one with its input at hand for a fetch slot. Jobs no longer
     /// queued (cancelled) are taken off the queue on the way.
     func startNext(_ jobs: isolated JobService) {
-        while jobs.accepting, !jobs.runner.isFull,
+        while jobs.accepting, !jobs.runs.isFull,
             let next = queue.firstIndex(where: { id in
-                jobs.records[id].map { $0.state != .queued || jobs.runner.hasRoom(for: $0) } ?? true
+                jobs.records[id].map { $0.state != .queued || jobs.runs.hasRoom(for: $0) } ?? true
             })
         {
             let id = queue.remove(at: next)
             guard let record = jobs.records[id], record.state == .queued else { continue }
-            jobs.runner.begin(record, jobs)
+            jobs.runs.begin(record, jobs)
         }
     }
 

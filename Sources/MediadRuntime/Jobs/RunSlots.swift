@@ -6,7 +6,7 @@ import JobStore
 ///
 /// A run whose job has inputs to fetch takes a fetch slot when it starts and keeps it until it has a
 /// worker, so that at most `fetchers` runs fetch or wait with fetched inputs. A fetched run gets a worker
-/// that frees before any queued job does, and in the order the fetches ended. Belongs to a `JobRunner`,
+/// that frees before any queued job does, and in the order the fetches ended. Belongs to a `RunTracker`,
 /// on its job service's actor.
 struct RunSlots {
     let workers: Int

@@ -2,23 +2,26 @@ import Foundation
 import JobStore
 import Logging
 
-/// The runs under way on this server: starts a queued job's run and records how it ends. A run first
-/// fetches the job's URL inputs (`JobService.fetchInputs`) in a fetch slot, then runs the job in a worker
-/// (`RunSlots`).
+/// Keeps the runs under way on this server: starts a queued job's run when its scheduler says so, holds
+/// its place (`RunSlots`: a worker, or a fetch slot first for a job with URL inputs), and records how it
+/// ended. The server's counterpart of the CLI's `JobRunner`.
 ///
-/// Belongs to one `JobService` and runs on its actor (each method takes the service as an `isolated`
-/// parameter), like its scheduler, which decides what to start. A run itself goes through a `JobLauncher`,
-/// off the actor; its end comes back here as a `RunEnd`, is saved in the job's record, and frees its place.
-final class JobRunner {
-    private let launcher: JobLauncher
+/// Who calls whom: a `JobScheduler` calls `begin`; the run then saves the record through `JobService`,
+/// fetches the job's URL inputs (`JobService.fetchInputs`), hands the job to the `RunDispatcher`, off the
+/// actor, and takes its end back as a `RunEnd`, saved with `JobService.finish` (or given back to the
+/// scheduler with `requeue`). In a shared store it tells the `ReplicaCoordination` of the run's start and
+/// end. Belongs to one `JobService` and runs on its actor: each method takes the service as an `isolated`
+/// parameter.
+final class RunTracker {
+    private let dispatcher: RunDispatcher
     /// The runs under way, by job id, fetching or working; a job counts as running until its end is
     /// recorded, so a drain waits for that before the process exits.
     private(set) var running: [String: RunningJob] = [:]
     /// The workers and fetch slots the runs hold.
     private var slots: RunSlots
 
-    init(_ launcher: JobLauncher, workers: Int, fetchers: Int) {
-        self.launcher = launcher
+    init(_ dispatcher: RunDispatcher, workers: Int, fetchers: Int) {
+        self.dispatcher = dispatcher
         slots = RunSlots(workers: workers, fetchers: fetchers)
     }
 
@@ -46,7 +49,7 @@ final class JobRunner {
         running[record.id] = run
         jobs.records.runStarted(record.id, run)
         let started = record
-        let launcher = launcher
+        let dispatcher = dispatcher
         // The record says `running` on disk before the run can end and say anything else; a shared store's
         // `runs` file has the start before that, so every attempt a record counts has its line.
         Task {
@@ -62,7 +65,7 @@ final class JobRunner {
                     fetchTime = Date().timeIntervalSince(fetchStart)
                     try await takeWorker(started.id, run, jobs)
                 }
-                outcome = await launcher.run(ready, run, fetchTime: fetchTime)
+                outcome = await dispatcher.run(ready, run, fetchTime: fetchTime)
             } catch {
                 outcome = .failure(error)
             }

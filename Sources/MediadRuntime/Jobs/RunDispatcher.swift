@@ -3,12 +3,14 @@ import JobStore
 import MediaCore
 import MediaJobs
 
-/// Runs one job to its end on a thread of its own — a worker process to supervise, or with `--isolation
-/// none` the job itself — so that neither the job service's actor nor a shared pool waits on it.
+/// Runs one job to its end where `--isolation` says, on a thread of its own (`DedicatedThread`), so that
+/// neither the job service's actor nor a shared pool waits on it: with `process` it hands the job to a
+/// `WorkerSupervisor` (a `mediad worker` child), with `none` it calls `JobExecutor` itself.
 ///
-/// The runner launches at most `workers` runs at once; progress and stop requests pass through the run's
-/// `RunningJob` while it runs. How the run ended is written to the job's log here.
-struct JobLauncher: Sendable {
+/// Called by `RunTracker`, which dispatches at most `workers` runs at once; progress and stop requests pass
+/// through the run's `RunningJob` while it runs. It works out what the run may write (`StorageLedger`) and
+/// writes how the run ended to the job's log.
+struct RunDispatcher: Sendable {
     let store: JobStore
     let isolation: IsolationSettings
     /// The warm workers of `--isolation process`.
