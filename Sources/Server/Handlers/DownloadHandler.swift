@@ -5,7 +5,21 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-extension MediaService {
+/// The download routes of a succeeded job's outputs: one output (`GET /jobs/{id}/outputs/{name}`, the
+/// primary one at `GET /jobs/{id}/output`), all of them as one tar archive (`GET /jobs/{id}/outputs.tar`,
+/// in `OutputArchive`), and the CORS preflights of the three, for web players on other origins.
+struct DownloadHandler {
+    let access: JobAccess
+    let store: JobStore
+    let threadPool: NIOThreadPool
+    /// `--retention` and `--auth-tokens` (for `Cache-Control`), `--cors-origins` (for the preflights).
+    let configuration: ServerConfiguration
+
+    /// `OPTIONS` of a download route: the CORS preflight `--cors-origins` allows.
+    func preflight(_ request: Request) -> Response {
+        configuration.corsOrigins.preflight(request)
+    }
+
     /// `GET /jobs/{id}/outputs/{name}` and `GET /jobs/{id}/output`: a listed output, sent with sendfile,
     /// with `ETag` (the SHA-256), the conditional fields (`If-Match`, `If-None-Match`, `If-Range`) and `Range`. Only outputs in the job record are served:
     /// they were complete under their final name before the record listed them. A name that could leave
@@ -18,7 +32,7 @@ extension MediaService {
                 "'\(name)' is not an output name: folders and file names of A-Z a-z 0-9 . _ - separated by /, "
                     + "none empty or starting with a dot")
         }
-        let record = try await job(request)
+        let record = try await access.job(request)
         guard record.state == .succeeded else {
             throw ServiceError(
                 .conflict, "not_ready", "job \(record.id) is \(record.state.rawValue); outputs exist once it succeeded")
