@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "mediad",
             dependencies: [
-                "MediaCore", "MediaJobs", "JobStore", "Server", "MediadClient", "MediadRuntime",
+                "MediaCore", "MediaJobs", "JobStore", "Server", "MediadClient", "MediadHTTP", "MediadRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -6,33 +6,57 @@ import MediadRuntime
 import NIOHTTP1
 import NIOPosix
 
-/// The HTTP API: routes each request to its handler and turns every failure into a JSON error.
+/// The HTTP API: the composition root that makes one handler per area, each holding only what it uses,
+/// routes each request to its handler (`ServiceRoute`), checks its API token, and turns every failure into
+/// a JSON error.
+///
+/// The areas: `SubmissionHandler` (making jobs), `JobHandler` (jobs once made), `NotificationHandler`,
+/// `DownloadHandler` (outputs and their archive), `ResumableHandler` (tus uploads), `ProbeHandler`,
+/// `EventHandler` (Server-Sent Events), `ConsoleAssets` (the web console) and `OperationsHandler` (index,
+/// catalog, health, readiness, metrics, the OpenAPI document).
 final class MediaService: Responder {
-    let jobs: JobService
-    let store: JobStore
-    let threadPool: NIOThreadPool
     let configuration: ServerConfiguration
-    let uploads: UploadReceiver
-    let encodedJobs = EncodedJobCache()
-    let probeSlots: ProbeSlots
-    /// The event streams open, under `--max-streams` and `--max-streams-per-client`.
-    let streamSlots: EventStreamSlots
-    /// Delivers job ends to their `callback_url`s, and again on request.
-    let notifier: WebhookNotifier
+    /// What `GET /jobs/{id}` answered at once reads: the job's snapshot and its encoded JSON.
+    let access: JobAccess
+    let submissions: SubmissionHandler
+    let jobHandler: JobHandler
+    let notifications: NotificationHandler
+    let downloads: DownloadHandler
+    let resumable: ResumableHandler
+    let probes: ProbeHandler
+    let events: EventHandler
+    let operations: OperationsHandler
     private let router = ServiceRoute.router
 
     init(
         jobs: JobService, store: JobStore, threadPool: NIOThreadPool, configuration: ServerConfiguration,
         notifier: WebhookNotifier, streamLimits: EventStreamSlots.Limits
     ) {
-        self.jobs = jobs
-        self.notifier = notifier
-        self.store = store
-        self.threadPool = threadPool
         self.configuration = configuration
-        probeSlots = ProbeSlots(limit: configuration.maxProbes)
-        streamSlots = EventStreamSlots(limits: streamLimits)
-        uploads = UploadReceiver(store: store, threadPool: threadPool, maxUpload: configuration.maxUpload)
+        let access = JobAccess(jobs: jobs, encodedJobs: EncodedJobCache())
+        let uploads = UploadReceiver(store: store, threadPool: threadPool, maxUpload: configuration.maxUpload)
+        let diskSpace = DiskSpaceCheck(store: store, ledger: jobs.ledger, threadPool: threadPool)
+        let intake = JobIntake(jobs: jobs, store: store, threadPool: threadPool, maxQueued: configuration.maxQueued)
+        let prober = MediaProber(isolation: configuration.isolation)
+        let resumable = ResumableHandler(
+            configuration: configuration, jobs: jobs, intake: intake, diskSpace: diskSpace, store: store,
+            threadPool: threadPool)
+        self.access = access
+        self.resumable = resumable
+        submissions = SubmissionHandler(
+            configuration: configuration, jobs: jobs, access: access, intake: intake, uploads: uploads,
+            resumable: resumable, prober: prober, diskSpace: diskSpace, store: store, threadPool: threadPool)
+        jobHandler = JobHandler(access: access, jobs: jobs, store: store, threadPool: threadPool)
+        notifications = NotificationHandler(
+            access: access, notifier: notifier, signs: configuration.webhooks.secret != nil)
+        downloads = DownloadHandler(access: access, store: store, threadPool: threadPool, configuration: configuration)
+        probes = ProbeHandler(
+            maxUpload: configuration.maxUpload, slots: ProbeSlots(limit: configuration.maxProbes), prober: prober,
+            uploads: uploads, diskSpace: diskSpace, threadPool: threadPool)
+        events = EventHandler(
+            access: access, slots: EventStreamSlots(limits: streamLimits),
+            heartbeat: .seconds(configuration.eventHeartbeat))
+        operations = OperationsHandler(jobs: jobs, threadPool: threadPool, configuration: configuration)
     }
 
     /// Every answer without its own `Cache-Control` says `no-cache`: job JSON, lists, probes and errors
@@ -97,79 +121,34 @@ final class MediaService: Responder {
         }
     }
 
+    /// The handler of each route.
     private func handle(_ route: ServiceRoute, _ request: Request) async throws -> Response {
         switch route {
-        case .createJob, .createJobByPut, .createNamedJob: try await createJob(request)
-        case .listJobs: try await listJobs(request)
-        case .showJob: try await showJob(request)
-        case .deleteJob: try await deleteJob(request)
-        case .redeliverNotification: try await redeliverNotification(request)
-        case .downloadOutput: try await download(request, name: try request.parameter("name"))
-        case .downloadPrimaryOutput: try await download(request, name: nil)
-        case .downloadOutputArchive: try await downloadArchive(request)
-        case .outputPreflight, .primaryOutputPreflight, .outputArchivePreflight:
-            configuration.corsOrigins.preflight(request)
-        case .showLog: try await showLog(request)
-        case .jobEvents: try await jobEvents(request)
-        case .events: try events(request)
-        case .probe, .probeByPut: try await probe(request)
-        case .index:
-            ConsoleAssets.wantsPage(request)
-                ? ConsoleAssets.page : Response.json(ServiceIndex(tokens: configuration.accessTokens != nil)).varying
-        case .catalog: .json(KindCatalog())
+        case .createJob, .createJobByPut, .createNamedJob: try await submissions.createJob(request)
+        case .listJobs: try await jobHandler.listJobs(request)
+        case .showJob: try await jobHandler.showJob(request)
+        case .deleteJob: try await jobHandler.deleteJob(request)
+        case .showLog: try await jobHandler.showLog(request)
+        case .redeliverNotification: try await notifications.redeliverNotification(request)
+        case .downloadOutput: try await downloads.download(request, name: try request.parameter("name"))
+        case .downloadPrimaryOutput: try await downloads.download(request, name: nil)
+        case .downloadOutputArchive: try await downloads.downloadArchive(request)
+        case .outputPreflight, .primaryOutputPreflight, .outputArchivePreflight: downloads.preflight(request)
+        case .jobEvents: try await events.jobEvents(request)
+        case .events: try events.events(request)
+        case .probe, .probeByPut: try await probes.probe(request)
+        case .index: operations.index(request)
+        case .catalog: operations.catalog()
         case .console: try ConsoleAssets.asset(try request.parameter("asset"))
-        case .health: .json(["status": "ok"])
-        case .readiness: try await readiness()
-        case .openAPI: try await openAPI()
-        case .metrics: await metrics()
-        case .uploadOptions: uploadOptions()
-        case .createUpload: try await createUpload(request)
-        case .showUpload: try await showUpload(request)
-        case .patchUpload: try await patchUpload(request)
-        case .deleteUpload: try await deleteUpload(request)
+        case .health: operations.health()
+        case .readiness: try await operations.readiness()
+        case .openAPI: try await operations.openAPI()
+        case .metrics: await operations.metrics()
+        case .uploadOptions: resumable.uploadOptions()
+        case .createUpload: try await resumable.createUpload(request)
+        case .showUpload: try await resumable.showUpload(request)
+        case .patchUpload: try await resumable.patchUpload(request)
+        case .deleteUpload: try await resumable.deleteUpload(request)
         }
-    }
-
-    /// 507 `insufficient_storage` when the body would take the store's disk below `--min-free-disk`,
-    /// decided from the head (and `Content-Length`, when sent) before a byte of the body is read. The room
-    /// promised to unfinished resumable uploads counts as taken, but for a chunk of the upload `besides`
-    /// names, which is its own.
-    func checkDiskSpace(_ request: Request, besides upload: String? = nil) async throws {
-        let length = request.contentLength ?? 0
-        let watermark = store.watermark
-        let reserved = jobs.ledger.reservedUploadBytes(besides: upload)
-        do {
-            try await threadPool.runIfActive { try watermark.check(adding: length, reserved: reserved) }
-        } catch let error as StoreError {
-            throw ServiceError(error)
-        }
-    }
-
-    /// The job a request names, or 404 (ids are checked before any path is built from them; a job made
-    /// with another API token is 404 too, unless the caller is an admin).
-    func job(_ request: Request) async throws -> JobRecord {
-        let id = try request.parameter("id")
-        guard JobStore.isValidID(id) else { throw ServiceError.notFound("no job \(id)") }
-        let found: JobRecord?
-        if let snapshot = jobs.snapshot(id) { found = snapshot } else { found = await jobs.record(id) }
-        guard let record = found, request.maySee(record) else { throw ServiceError.notFound("no job \(id)") }
-        return record
-    }
-}
-
-extension Request {
-    /// Whether the caller may see `record`: anyone without tokens; with tokens, its owner or an admin.
-    /// Another token's job is answered as if it did not exist.
-    func maySee(_ record: JobRecord) -> Bool { Self.may(caller, see: record) }
-
-    /// `maySee` for a caller kept apart from its request (an event stream outlives the request's handler).
-    static func may(_ caller: RequestCaller?, see record: JobRecord) -> Bool {
-        guard let caller else { return true }
-        return caller.isAdmin || record.owner == caller.name
-    }
-
-    func parameter(_ name: String) throws -> String {
-        guard let value = parameters[name] else { throw ServiceError.invalidRequest("missing path parameter \(name)") }
-        return value
     }
 }

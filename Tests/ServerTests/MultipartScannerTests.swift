@@ -1,9 +1,8 @@
-import MediadHTTP
 import NIOCore
 import TestSupport
 import Testing
 
-@testable import Server
+@testable import MediadHTTP
 
 /// `MultipartScanner` on bodies cut into chunks at every place: what it hands on must not depend on where
 /// the network split the body. The file part's bytes are full of near misses (CR, CRLF, `CRLF--`, the

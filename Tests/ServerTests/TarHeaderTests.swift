@@ -1,5 +1,5 @@
 import Foundation
-@testable import Server
+@testable import MediadHTTP
 import Testing
 import TestSupport
 

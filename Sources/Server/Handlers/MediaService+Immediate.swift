@@ -17,7 +17,8 @@ extension MediaService {
     func immediateResponse(to head: HTTPRequestHead) -> (response: Response, route: String)? {
         guard configuration.accessTokens == nil, head.uri.hasPrefix(Self.jobsPrefix) else { return nil }
         let id = String(head.uri.dropFirst(Self.jobsPrefix.count))
-        guard JobStore.isValidID(id), let record = jobs.snapshot(id), let body = encodedJobs.cachedBody(for: record)
+        guard JobStore.isValidID(id), let record = access.jobs.snapshot(id),
+            let body = access.encodedJobs.cachedBody(for: record)
         else { return nil }
         return (Response(status: .ok, headers: Self.jobFields, body: .bytes(body)), Self.jobRoute)
     }

@@ -5,28 +5,39 @@ import MediaJobs
 import MediadHTTP
 import MediadRuntime
 import NIOHTTP1
+import NIOPosix
 
-extension MediaService {
+/// `POST /probe`: what a file holds, the same description a job's admission reads, without making a job.
+struct ProbeHandler {
+    /// `--max-upload`.
+    let maxUpload: Int64
+    /// The `--max-probes` slots, shared by every probe request.
+    let slots: ProbeSlots
+    let prober: MediaProber
+    let uploads: UploadReceiver
+    let diskSpace: DiskSpaceCheck
+    let threadPool: NIOThreadPool
+
     /// `POST /probe`: takes one of the `--max-probes` slots (429 `too_many_probes` when none is free, before
     /// the body is read), receives the file, probes it in a child process (or, with `--isolation none`, in
     /// this one), answers with `MediaInfo` capped for reporting, and removes the upload. Its one option,
     /// `loudness` (a query parameter, or a form field of a multipart upload), measures each audio track's
     /// loudness too.
     func probe(_ request: Request) async throws -> Response {
-        if let length = request.contentLength, length > configuration.maxUpload {
+        if let length = request.contentLength, length > maxUpload {
             throw ServiceError(
                 .payloadTooLarge, "payload_too_large",
-                "the body is over the \(configuration.maxUpload)-byte upload limit")
+                "the body is over the \(maxUpload)-byte upload limit")
         }
-        guard probeSlots.take() else {
+        guard slots.take() else {
             throw ServiceError(
                 .tooManyRequests, "too_many_probes",
-                "\(probeSlots.limit) probes are under way, the most this server runs at once; retry shortly",
-                headers: [("Retry-After", String(Self.probeRetryAfterSeconds))])
+                "\(slots.limit) probes are under way, the most this server runs at once; retry shortly",
+                headers: [("Retry-After", String(Self.retryAfterSeconds))])
         }
-        defer { probeSlots.give() }
-        var loudness = try Self.probeLoudness(request.query, in: "query")
-        try await checkDiskSpace(request)
+        defer { slots.give() }
+        var loudness = try Self.loudness(request.query, in: "query")
+        try await diskSpace.check(request)
         let file: String
         if let boundary = try MultipartBoundary(request.head.headers)?.boundary {
             let form = try await uploads.receiveMultipart(request.body, boundary: boundary, fileParts: ["file"])
@@ -36,7 +47,7 @@ extension MediaService {
             }
             file = part.file.path
             do {
-                loudness = try loudness || Self.probeLoudness(form.fields, in: "form")
+                loudness = try loudness || Self.loudness(form.fields, in: "form")
             } catch {
                 await threadPool.removeUpload(at: file)
                 throw error
@@ -45,7 +56,7 @@ extension MediaService {
             file = try await uploads.receiveRaw(request.body).path
         }
         do {
-            let info = try await describe(file, loudness: loudness)
+            let info = try await prober.describe(file, loudness: loudness)
             await threadPool.removeUpload(at: file)
             return .json(info, encoder: MediaJSON.encoder())
         } catch {
@@ -55,11 +66,11 @@ extension MediaService {
     }
 
     /// How long a client refused for want of a probe slot is asked to wait: probes take well under a second.
-    static let probeRetryAfterSeconds = 1
+    static let retryAfterSeconds = 1
 
     /// The `loudness` option among `values` (the query or the form's fields); `invalid_option` for any
     /// other key or a value that is not a boolean.
-    static func probeLoudness(_ values: [String: String], in place: String) throws -> Bool {
+    static func loudness(_ values: [String: String], in place: String) throws -> Bool {
         if let unknown = values.keys.sorted().first(where: { $0 != "loudness" }) {
             throw ServiceError(
                 .badRequest, "invalid_option", "probe takes one option, loudness (got '\(unknown)' in the \(place))")
@@ -72,26 +83,5 @@ extension MediaService {
             throw ServiceError(
                 .badRequest, "invalid_option", "invalid value '\(raw)' for option loudness: expected true or false")
         }
-    }
-
-    /// Refuses an upload whose tracks fail `admission` (a kind's `MediaJob.admission(for:memoryLimit:)`),
-    /// from a probe made as `POST /probe` makes it. A file the probe cannot read is left to the job, which
-    /// reports why with the engine's own code.
-    func admit(_ path: String, _ admission: @Sendable (MediaInfo) throws -> Void) async throws {
-        guard let info = try? await describe(path, loudness: false) else { return }
-        try admission(info)
-    }
-
-    /// The probe of a received file, capped for reporting: in a child process, or with `--isolation none`
-    /// in this one. Either way on a thread of its own, bounded by the probe slots, so that a slow probe
-    /// never holds a thread of the blocking pool that uploads and the store share.
-    private func describe(_ file: String, loudness: Bool) async throws -> MediaInfo {
-        if configuration.isolation.mode == .process {
-            let settings = configuration.isolation
-            return try await DedicatedThread.run(name: "probe") {
-                try ProbeChild.probe(file, settings: settings, loudness: loudness)
-            }
-        }
-        return try await DedicatedThread.run(name: "probe") { try JobCatalog.probe(file, loudness: loudness) }
     }
 }

@@ -1,4 +1,5 @@
 import Logging
+import MediadHTTP
 import MediadRuntime
 import Server
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import MediadHTTP
 import MediadRuntime
 import Server
 

@@ -8,7 +8,7 @@ import NIOPosix
 
 /// What a complete tus upload becomes: the job its metadata names, made when the last byte arrives, or an
 /// input that `POST /jobs/{kind}` takes by id.
-extension MediaService {
+extension ResumableHandler {
     /// Records the complete upload's SHA-256 and, when its metadata names a kind, makes it that job, with
     /// the same checks as an upload sent with the job (queue capacity, input screening). Made once: the job's
     /// id is recorded before the job is stored, so a retried last chunk finds the job instead of making
@@ -20,8 +20,8 @@ extension MediaService {
         }
         let file = try await threadPool.runIfActive { try writer.completedFile() }
         guard let job = try UploadJobRequest(writer.upload.metadata, webhooks: configuration.webhooks) else { return }
-        let options = try options(job.kind, job.options)
-        try await checkCapacity()
+        let options = try JobIntake.options(job.kind, job.options)
+        try await intake.checkCapacity()
         let part = job.part
         do {
             try await threadPool.runIfActive { try InputScreen.check(file.path, part: part, kind: job.kind) }
@@ -36,7 +36,7 @@ extension MediaService {
         claimed.jobID = id
         let upload = claimed
         try await threadPool.runIfActive { try writer.save(upload) }
-        let record = try await create(
+        let record = try await intake.create(
             id: id, options: options, received: [part: UploadReceiver.Part(file: file, filename: nil)],
             sourceName: job.sourceName, owner: upload.owner, callbackURL: job.callbackURL)
         await jobs.enqueue(record)

@@ -1,5 +1,4 @@
 import Foundation
-import MediadHTTP
 import NIOHTTP1
 
 /// Which web origins may read a job's outputs from a page of their own (CORS, `--cors-origins`): a web
@@ -47,7 +46,7 @@ public struct CrossOriginPolicy: Sendable, Equatable {
 
     /// Response headers a browser needs to let a page read the answer: the allowed origin (`Vary: Origin`
     /// when it depends on the request) and the headers a player reads besides the simple ones.
-    func headers(for request: Request) -> [(String, String)] {
+    package func headers(for request: Request) -> [(String, String)] {
         var headers: [(String, String)] = origins == ["*"] ? [] : [("Vary", "Origin")]
         guard let allowed = allowedOrigin(for: request.head.headers.first(name: "origin")) else { return headers }
         headers.append(("Access-Control-Allow-Origin", allowed))
@@ -57,7 +56,7 @@ public struct CrossOriginPolicy: Sendable, Equatable {
 
     /// The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`): 204 with the methods and
     /// request headers a player may use, valid for a day; `Allow` for a plain `OPTIONS`.
-    func preflight(_ request: Request) -> Response {
+    package func preflight(_ request: Request) -> Response {
         var response = Response(status: .noContent, headers: ["allow": "GET, HEAD, OPTIONS"])
         let asked = request.head.headers.first(name: "access-control-request-method") != nil
         if asked, allowedOrigin(for: request.head.headers.first(name: "origin")) != nil {

@@ -1,5 +1,4 @@
 import Foundation
-import MediadHTTP
 import NIOCore
 import NIOHTTP1
 
@@ -15,8 +14,8 @@ import NIOHTTP1
 /// the part's headers and `maxHeaderLines` header lines, past either 431 `headers_too_large` at once. A
 /// header name is a token (RFC 9110); a name outside ASCII is refused by name. The preamble before the
 /// first delimiter and the epilogue after the closing one are ignored, as RFC 2046 says.
-struct MultipartScanner {
-    enum Event {
+package struct MultipartScanner {
+    package enum Event {
         case header(name: String, value: String)
         case body(ByteBuffer)
         case partComplete
@@ -33,8 +32,8 @@ struct MultipartScanner {
         case epilogue
     }
 
-    static let maxHeaderBytes = 16 * 1024
-    static let maxHeaderLines = 32
+    package static let maxHeaderBytes = 16 * 1024
+    package static let maxHeaderLines = 32
 
     private let delimiter: [UInt8]
     private var state = State.preamble
@@ -46,19 +45,19 @@ struct MultipartScanner {
     private var headerLines = 0
 
     /// Whether the closing delimiter has been seen.
-    var isClosed: Bool {
+    package var isClosed: Bool {
         if case .epilogue = state { return true }
         return false
     }
 
-    init(boundary: String) {
+    package init(boundary: String) {
         delimiter = Array("\r\n--\(boundary)".utf8)
         // The first delimiter may open the body, with no line break before it.
         held = [13, 10]
     }
 
     /// Scans the next chunk, appending what it completes to `events`.
-    mutating func scan(_ chunk: ByteBuffer, into events: inout [Event]) throws {
+    package mutating func scan(_ chunk: ByteBuffer, into events: inout [Event]) throws {
         var input = chunk
         while input.readableBytes > 0 {
             switch state {

@@ -5,7 +5,27 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-extension MediaService {
+/// The routes about the server rather than a job: the index (the console's page for a browser), the
+/// catalog of kinds, liveness and readiness, metrics and the OpenAPI document.
+struct OperationsHandler {
+    /// Whether the server takes jobs (readiness) and the queue's load (metrics).
+    let jobs: JobService
+    let threadPool: NIOThreadPool
+    /// `--data-dir` (readiness), `--openapi` (the document) and whether `--auth-tokens` is set (the index).
+    let configuration: ServerConfiguration
+
+    /// `GET /`: the web console's page for a browser, else the `ServiceIndex` as JSON.
+    func index(_ request: Request) -> Response {
+        ConsoleAssets.wantsPage(request)
+            ? ConsoleAssets.page : Response.json(ServiceIndex(tokens: configuration.accessTokens != nil)).varying
+    }
+
+    /// `GET /catalog`: every kind with its inputs and options.
+    func catalog() -> Response { .json(KindCatalog()) }
+
+    /// `GET /healthz`: alive while the server answers at all.
+    func health() -> Response { .json(["status": "ok"]) }
+
     /// `GET /readyz`: ready while the store is reachable and the server is not shutting down.
     func readiness() async throws -> Response {
         guard await jobs.isAccepting else {

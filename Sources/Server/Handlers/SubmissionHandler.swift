@@ -8,7 +8,24 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-extension MediaService {
+/// `POST /jobs/{kind}` and its `PUT` forms: a job submitted with its inputs in the body, by URL, or by
+/// the ids of finished tus uploads, answered as soon as it is queued (or, with `wait`, once it ended).
+///
+/// Everything that can be decided from the head is decided before the body is read, so a refused upload
+/// costs nothing; the received files are removed (tus uploads unlocked) whenever the job is not made.
+struct SubmissionHandler {
+    let configuration: ServerConfiguration
+    let jobs: JobService
+    let access: JobAccess
+    let intake: JobIntake
+    let uploads: UploadReceiver
+    /// The tus uploads a submission may name as its inputs.
+    let resumable: ResumableHandler
+    let prober: MediaProber
+    let diskSpace: DiskSpaceCheck
+    let store: JobStore
+    let threadPool: NIOThreadPool
+
     /// `POST /jobs/{kind}` (and `PUT`, with or without a file name after it): checks kind, conditions, size,
     /// capacity and options from the head alone (so a refused upload is never read), receives the body,
     /// creates the job and queues it. The upload's name is the path's last segment or the `filename` option
@@ -27,8 +44,8 @@ extension MediaService {
                 .payloadTooLarge, "payload_too_large",
                 "the body (\(length) bytes) is over the \(configuration.maxUpload)-byte upload limit")
         }
-        try await checkCapacity()
-        try await checkDiskSpace(request)
+        try await intake.checkCapacity()
+        try await diskSpace.check(request)
         // The body counts against the caller's quota from here until its job's record does.
         let hold = try jobs.ledger.hold(request.contentLength ?? 0, for: request.caller?.name)
         defer { hold?.release() }
@@ -43,9 +60,9 @@ extension MediaService {
         try urls.take(kind, from: &values, policy: configuration.egress)
         var targets = OutputURLs()
         try targets.take(from: &values, policy: configuration.egress)
-        var received = try await claimUploads(kind, &values, request)
+        var received = try await resumable.claimUploads(kind, &values, request)
         let multipart = received.isEmpty ? try MultipartBoundary(request.head.headers) : nil
-        if multipart == nil { _ = try options(kind, values) }
+        if multipart == nil { _ = try JobIntake.options(kind, values) }
 
         if received.isEmpty, multipart == nil, !urls.isEmpty {
             try await requireNoBody(request)
@@ -61,7 +78,7 @@ extension MediaService {
             }
         }
         do {
-            let options = try options(kind, values)
+            let options = try JobIntake.options(kind, values)
             if let both = kind.inputs.first(where: { received[$0.name] != nil && urls.names.contains($0.storedName) }) {
                 throw ServiceError(
                     .badRequest, "invalid_option",
@@ -87,7 +104,7 @@ extension MediaService {
             // A job's worker may map at most --job-memory; in-process jobs have no limit of their own.
             let memoryLimit = configuration.isolation.mode == .process ? configuration.isolation.jobMemory : nil
             if let admission = try kind.admission(for: options, memoryLimit: memoryLimit) {
-                for upload in received.values { try await admit(upload.file.path, admission) }
+                for upload in received.values { try await prober.admit(upload.file.path, admission) }
             }
             if let callback { _ = try configuration.webhooks.check(callback) }
             let fingerprint = IdempotencyEntry(
@@ -98,8 +115,8 @@ extension MediaService {
                 await discard(received)
                 return replay
             }
-            try await checkCapacity()
-            let record = try await create(
+            try await intake.checkCapacity()
+            let record = try await intake.create(
                 id: fingerprint.jobID, options: options, received: received,
                 sourceName: requestedName
                     ?? received.values.compactMap({ $0.filename.flatMap(SourceName.clean) }).first ?? urls.sourceName,
@@ -108,7 +125,7 @@ extension MediaService {
             if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
             await jobs.enqueue(record)
             hold?.release()
-            return try await answer(record.id, wait: wait, created: true)
+            return try await access.answer(record.id, wait: wait, created: true)
         } catch {
             await discard(received)
             throw error
@@ -139,15 +156,6 @@ extension MediaService {
         return form.files
     }
 
-    /// The kind's options from string values; a bad one is a 400 with the engine's code.
-    func options(_ kind: JobKind, _ values: [String: String]) throws -> JobOptions {
-        do {
-            return try kind.options(parsing: values)
-        } catch let error as MediaError {
-            throw ServiceError(error)
-        }
-    }
-
     /// Raw bodies carry one input: the kind's lone input, or for a kind of several parts without one
     /// (mux), the part its first bytes say.
     private func rawPartName(_ kind: JobKind, _ file: UploadedFile) async throws -> String {
@@ -164,27 +172,6 @@ extension MediaService {
             .unsupportedMediaType, "unsupported_format",
             "a raw \(kind) body must be \(parts.map(\.summary).joined(separator: " or ")); "
                 + "send both as multipart parts \(parts.map { "'\($0.name)'" }.joined(separator: " and "))")
-    }
-
-    func create(
-        id: String, options: JobOptions, received: [String: UploadReceiver.Part], sourceName: String?,
-        owner: String?, callbackURL: String?, urls: InputURLs = InputURLs(), targets: OutputURLs = OutputURLs()
-    ) async throws -> JobRecord {
-        let delivered = try targets.deliveries(primaryName: try options.kind.primaryOutput(for: options))
-        var inputs: [String: UploadedFile] = [:]
-        for part in options.kind.inputs { inputs[part.storedName] = received[part.name]?.file }
-        var record = JobRecord(
-            id: id, createdAt: Date(), options: options,
-            inputs: inputs.sorted { $0.key < $1.key }.map {
-                JobInput(name: $0.key, size: $0.value.size, sha256: $0.value.sha256)
-            },
-            sourceName: sourceName, owner: owner, callbackURL: callbackURL)
-        record.inputSources = urls.sources(options.kind)
-        record.deliveries = targets.isEmpty ? nil : delivered.deliveries
-        let egress = EgressTargets(inputs: urls.targets, outputs: delivered.urls)
-        let (files, stored) = (inputs, record)
-        try await threadPool.runIfActive { [store] in try store.create(stored, inputs: files, egress: egress) }
-        return record
     }
 
     /// A submission whose inputs come from URLs has no body to read: a body is refused rather than dropped.
@@ -212,98 +199,5 @@ extension MediaService {
             jobs.ledger.forgetUpload(id)
             upload.close()
         }
-    }
-
-    func checkCapacity() async throws {
-        switch await jobs.capacity() {
-        case .available: return
-        case .full(let retryAfter):
-            throw ServiceError(
-                .tooManyRequests, "queue_full",
-                "the queue is full (\(configuration.maxQueued) jobs waiting); retry later",
-                headers: [("Retry-After", String(retryAfter))])
-        case .shuttingDown:
-            throw ServiceError(.serviceUnavailable, "shutting_down", "the server is shutting down")
-        }
-    }
-
-    /// 202 with `Location` (or 200 once ended, after `wait`), or 200 for `GET`.
-    func answer(_ id: String, wait: Double?, created: Bool) async throws -> Response {
-        let record: JobRecord?
-        if let wait { record = await jobs.wait(for: id, seconds: wait) } else { record = await jobs.record(id) }
-        guard let record else { throw ServiceError.notFound("no job \(id)") }
-        return try answer(record, created: created)
-    }
-
-    /// The record as the job's JSON: 202 with `Location` for a job just created and still under way, else 200.
-    func answer(_ record: JobRecord, created: Bool) throws -> Response {
-        let id = record.id
-        let body: ByteBuffer
-        do {
-            body = try encodedJobs.body(for: record)
-        } catch {
-            throw ServiceError(.internalServerError, "internal_error", "encoding job \(id) failed: \(error)")
-        }
-        var response = Response(
-            status: created && !record.state.isTerminal ? .accepted : .ok,
-            headers: ["content-type": "application/json"], body: .bytes(body))
-        if created { response.headers.add(name: "location", value: "/jobs/\(id)") }
-        return response
-    }
-
-    /// `GET /jobs/{id}`, with `wait` to long-poll until the job ends.
-    func showJob(_ request: Request) async throws -> Response {
-        let record = try await job(request)
-        guard let wait = try request.waitSeconds(), !record.state.isTerminal else {
-            return try answer(record, created: false)
-        }
-        return try await answer(record.id, wait: wait, created: false)
-    }
-
-    /// `GET /jobs?state=&kind=&limit=&cursor=`.
-    func listJobs(_ request: Request) async throws -> Response {
-        let query = try JobQuery(parameters: request.query)
-        return .json(try JobPage.page(await jobs.allRecords().filter(request.maySee), query))
-    }
-
-    /// `DELETE /jobs/{id}`: cancels a queued or running job (200 with the job), deletes a finished one (204).
-    func deleteJob(_ request: Request) async throws -> Response {
-        let record = try await job(request)
-        _ = try Preconditions(request.head.headers).evaluate(request.method, current: nil)
-        guard let cancelled = try await jobs.cancelOrDelete(record.id) else { return Response(status: .noContent) }
-        return .json(cancelled)
-    }
-
-    /// `GET /jobs/{id}/log`: the job's log as text (its last MiB if it is longer).
-    func showLog(_ request: Request) async throws -> Response {
-        let record = try await job(request)
-        let path = store.logPath(id: record.id)
-        let text = try await threadPool.runIfActive { () -> String in
-            guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
-            defer { try? handle.close() }
-            let size = (try? handle.seekToEnd()) ?? 0
-            try? handle.seek(toOffset: size > 1 << 20 ? size - (1 << 20) : 0)
-            return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
-        }
-        return .text(text)
-    }
-}
-
-/// The boundary of a `multipart/form-data` request, or nil for a raw body.
-struct MultipartBoundary {
-    let boundary: String
-
-    init?(_ headers: HTTPHeaders) throws {
-        guard let type = headers.first(name: "content-type"), type.lowercased().hasPrefix("multipart/") else {
-            return nil
-        }
-        guard type.lowercased().hasPrefix("multipart/form-data") else {
-            throw ServiceError(.unsupportedMediaType, "invalid_request", "only multipart/form-data is accepted")
-        }
-        guard let value = HeaderParameters(type)["boundary"] else {
-            throw ServiceError.invalidRequest("multipart/form-data without a boundary")
-        }
-        guard !value.isEmpty, value.count <= 70 else { throw ServiceError.invalidRequest("bad multipart boundary") }
-        boundary = value
     }
 }

@@ -1,39 +1,7 @@
 import Foundation
-import JobStore
 import MediadHTTP
 import NIOCore
-import NIOHTTP1
 import NIOPosix
-
-extension MediaService {
-    /// `GET /jobs/{id}/outputs.tar`: every output of a succeeded job, primary first, as one ustar archive
-    /// (`TarHeader`) made while it is sent: no copy of the outputs is made, files are read in blocks on
-    /// the thread pool, and each block waits for the client to take the previous one, so neither the
-    /// event loop nor memory depends on the outputs' size.
-    func downloadArchive(_ request: Request) async throws -> Response {
-        let record = try await job(request)
-        guard record.state == .succeeded else {
-            throw ServiceError(
-                .conflict, "not_ready", "job \(record.id) is \(record.state.rawValue); outputs exist once it succeeded")
-        }
-        let entries = record.outputs.map { output in
-            OutputArchive.Entry(
-                name: output.name, path: store.outputPath(id: record.id, name: output.name), size: output.size)
-        }
-        let archive = OutputArchive(
-            entries: entries, modified: Int64((record.finishedAt ?? Date()).timeIntervalSince1970),
-            threadPool: threadPool)
-        let stem = record.sourceName.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent } ?? ""
-        return Response(
-            status: .ok,
-            headers: [
-                "content-type": "application/x-tar", "cache-control": caching(record),
-                "content-disposition": ContentDisposition.attachment(
-                    filename: (stem.isEmpty ? record.id : stem) + ".tar"),
-            ],
-            body: .stream(ResponseStream { await archive.send(to: $0) }))
-    }
-}
 
 /// The archive of one job's outputs, written to a response stream.
 struct OutputArchive: Sendable {

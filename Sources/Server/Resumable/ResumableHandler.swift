@@ -9,7 +9,16 @@ import NIOPosix
 /// when it carries one), `HEAD`/`GET` (the offset; `GET` adds a JSON body), `PATCH` (a chunk at the
 /// offset) and `DELETE` (termination). Uploads belong to the API token that created them; another token
 /// gets 404, as for jobs.
-extension MediaService {
+struct ResumableHandler {
+    /// `--max-upload`, `--upload-expiry` and `--webhook-*` (a kind's `callback_url` in the metadata).
+    let configuration: ServerConfiguration
+    /// The storage ledger (`jobs.ledger`), and the queue a completed upload's job joins.
+    let jobs: JobService
+    let intake: JobIntake
+    let diskSpace: DiskSpaceCheck
+    let store: JobStore
+    let threadPool: NIOThreadPool
+
     /// `OPTIONS /uploads`: the version, extensions, largest upload and checksum algorithms.
     func uploadOptions() -> Response {
         Response(

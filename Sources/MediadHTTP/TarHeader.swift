@@ -4,16 +4,22 @@
 /// `name`; one that cannot be split so, or a size past ustar's 11 octal digits (8 GiB), goes first in a PAX
 /// extended header (`x`) with `path` and `size` records, as POSIX.1-2001 defines it, which GNU tar, bsdtar
 /// and Python's tarfile read.
-struct TarHeader {
-    let name: String
-    let size: Int64
+package struct TarHeader {
+    package let name: String
+    package let size: Int64
     /// Seconds since 1970.
-    let modified: Int64
+    package let modified: Int64
 
-    static let blockSize = 512
+    package init(name: String, size: Int64, modified: Int64) {
+        self.name = name
+        self.size = size
+        self.modified = modified
+    }
+
+    package static let blockSize = 512
 
     /// The header blocks: a PAX header and its records when the name or size needs one, then the ustar block.
-    var blocks: [UInt8] {
+    package var blocks: [UInt8] {
         let split = Self.split(name)
         let sizeFits = size <= Self.largestOctalSize
         var records: [UInt8] = []
@@ -32,12 +38,12 @@ struct TarHeader {
     private static let largestOctalSize: Int64 = 0o77777777777
 
     /// Zero bytes that fill a file of `size` bytes up to a whole block.
-    static func padding(after size: Int64) -> Int {
+    package static func padding(after size: Int64) -> Int {
         Int((Int64(blockSize) - size % Int64(blockSize)) % Int64(blockSize))
     }
 
     /// The two zero blocks that end an archive.
-    static var end: [UInt8] { [UInt8](repeating: 0, count: 2 * blockSize) }
+    package static var end: [UInt8] { [UInt8](repeating: 0, count: 2 * blockSize) }
 
     /// `(prefix, name)` fitting ustar's fields, or nil when the name needs a PAX header.
     private static func split(_ path: String) -> (String, String)? {

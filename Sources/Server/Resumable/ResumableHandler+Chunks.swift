@@ -9,7 +9,7 @@ import NIOPosix
 /// Receiving one chunk of a tus upload: the offset checked, the body streamed to the upload's data file
 /// through the same double-buffered blocks as other uploads (written off the event loop, at the pace the
 /// disk takes them), then verified, synced and answered with the new offset.
-extension MediaService {
+extension ResumableHandler {
     /// Appends the request's body to upload `id` at `offset` and answers 204 with the upload's fields; the
     /// upload becomes complete (and, when its metadata names a kind, a job) with its last byte.
     func appendChunk(
@@ -31,7 +31,7 @@ extension MediaService {
                 "the chunk (\(length) bytes) goes past Upload-Length: \(remaining) bytes are left")
         }
         if !request.body.finished {
-            try await checkDiskSpace(request, besides: id)
+            try await diskSpace.check(request, besides: id)
             do {
                 try await receiveChunk(request.body, into: writer, remaining: remaining, checksum: checksum)
             } catch {

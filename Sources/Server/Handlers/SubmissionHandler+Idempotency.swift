@@ -11,7 +11,7 @@ import NIOPosix
 /// upload is in (a plain repeat is answered at once and its upload dropped), and again, atomically, when
 /// the new job is claimed for the key. Of two concurrent requests with one key, the one that loses that
 /// claim deletes the job it just made (it was never queued) and answers with the winner's.
-extension MediaService {
+extension SubmissionHandler {
     /// The answer for a key already used, or nil when the key is free.
     func replay(_ key: IdempotencyKey, _ request: IdempotencyEntry, wait: Double?) async throws -> Response? {
         let found = try await threadPool.runIfActive { [store] in
@@ -49,7 +49,7 @@ extension MediaService {
         let id = original.jobID
         var response: Response
         if await jobs.record(id) != nil {
-            response = try await answer(id, wait: wait, created: false)
+            response = try await access.answer(id, wait: wait, created: false)
         } else {
             // A job another replica made, not yet in this server's index.
             guard let record = try await threadPool.runIfActive({ [store] in try store.load(id: id) }) else {

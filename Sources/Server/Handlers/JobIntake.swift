@@ -1,0 +1,66 @@
+import Foundation
+import JobStore
+import MediaCore
+import MediaJobs
+import MediadHTTP
+import MediadRuntime
+import NIOHTTP1
+import NIOPosix
+
+/// Making a job from received inputs, the one way both `POST /jobs/{kind}` and a completed tus upload
+/// whose metadata names a kind take: options parsed with the engine's codes, the queue's capacity
+/// checked, the record and its inputs stored together.
+struct JobIntake {
+    let jobs: JobService
+    let store: JobStore
+    let threadPool: NIOThreadPool
+    /// `--max-queued`, named in the refusal of a full queue.
+    let maxQueued: Int
+
+    /// The kind's options from string values; a bad one is a 400 with the engine's code.
+    static func options(_ kind: JobKind, _ values: [String: String]) throws -> JobOptions {
+        do {
+            return try kind.options(parsing: values)
+        } catch let error as MediaError {
+            throw ServiceError(error)
+        }
+    }
+
+    /// 429 `queue_full` (with `Retry-After`) when the queue holds `--max-queued` jobs, 503 `shutting_down`
+    /// once the server stops taking jobs.
+    func checkCapacity() async throws {
+        switch await jobs.capacity() {
+        case .available: return
+        case .full(let retryAfter):
+            throw ServiceError(
+                .tooManyRequests, "queue_full",
+                "the queue is full (\(maxQueued) jobs waiting); retry later",
+                headers: [("Retry-After", String(retryAfter))])
+        case .shuttingDown:
+            throw ServiceError(.serviceUnavailable, "shutting_down", "the server is shutting down")
+        }
+    }
+
+    /// Stores job `id` with its received inputs (moved into the job), the URLs it fetches its inputs from
+    /// and those it delivers its outputs to; the caller queues it.
+    func create(
+        id: String, options: JobOptions, received: [String: UploadReceiver.Part], sourceName: String?,
+        owner: String?, callbackURL: String?, urls: InputURLs = InputURLs(), targets: OutputURLs = OutputURLs()
+    ) async throws -> JobRecord {
+        let delivered = try targets.deliveries(primaryName: try options.kind.primaryOutput(for: options))
+        var inputs: [String: UploadedFile] = [:]
+        for part in options.kind.inputs { inputs[part.storedName] = received[part.name]?.file }
+        var record = JobRecord(
+            id: id, createdAt: Date(), options: options,
+            inputs: inputs.sorted { $0.key < $1.key }.map {
+                JobInput(name: $0.key, size: $0.value.size, sha256: $0.value.sha256)
+            },
+            sourceName: sourceName, owner: owner, callbackURL: callbackURL)
+        record.inputSources = urls.sources(options.kind)
+        record.deliveries = targets.isEmpty ? nil : delivered.deliveries
+        let egress = EgressTargets(inputs: urls.targets, outputs: delivered.urls)
+        let (files, stored) = (inputs, record)
+        try await threadPool.runIfActive { [store] in try store.create(stored, inputs: files, egress: egress) }
+        return record
+    }
+}
