@@ -82,7 +82,9 @@ extension EncodeJob.Options: JobOptionSet {
         OptionDescription(
             "height", .integer, help: "Height of the raw frames, even, 16-16384 (hevc from 32; required for frames)."),
         OptionDescription(
-            "fps", .frameRate, help: "Rate of the raw frames, e.g. 30 or 30000/1001, up to 240 (required for frames)."),
+            "fps", .frameRate,
+            help: "Rate of the raw frames, e.g. 30 or 30000/1001, up to \(FrameRate.limits.upperBound) "
+                + "(required for frames)."),
         .choice(
             "video_codec", of: EncodeJob.VideoCodec.self,
             help: "Video codec: h264 (libx264) or hevc (libx265) (default h264; hevc for h265)."),
