@@ -3,12 +3,18 @@ public struct FrameRate: Equatable, Sendable, Codable, CustomStringConvertible {
     public var numerator: Int
     public var denominator: Int
 
+    /// The rates mediad takes, in frames per second: every `fps` option, its checks, messages and help.
+    public static let limits = 1...240
+
+    /// The limits as messages write them: `1…240`.
+    public static var limitsText: String { "\(limits.lowerBound)…\(limits.upperBound)" }
+
     public init(numerator: Int, denominator: Int) {
         self.numerator = numerator
         self.denominator = denominator
     }
 
-    /// Parses `25`, `29.97` (read as 30000/1001), `23.976`, or `num/den`; nil outside 1…240 fps.
+    /// Parses `25`, `29.97` (read as 30000/1001), `23.976`, or `num/den`; nil outside `limits`.
     public init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         if parts.count == 2 {
@@ -28,8 +34,13 @@ public struct FrameRate: Equatable, Sendable, Codable, CustomStringConvertible {
         } else {
             return nil
         }
-        let value = Double(numerator) / Double(denominator)
-        guard value >= 1, value <= 240 else { return nil }
+        guard isWithinLimits else { return nil }
+    }
+
+    /// Whether the rate is a positive fraction within `limits`.
+    public var isWithinLimits: Bool {
+        numerator > 0 && denominator > 0
+            && (Double(Self.limits.lowerBound)...Double(Self.limits.upperBound)).contains(framesPerSecond)
     }
 
     public var framesPerSecond: Double { Double(numerator) / Double(denominator) }

@@ -78,7 +78,11 @@ public struct OptionReader {
     public mutating func frameRate(_ key: String) throws -> FrameRate? {
         guard let raw = take(key) else { return nil }
         guard let rate = FrameRate(parsing: raw) else {
-            throw invalid(key, raw, "expected frames per second from 1 to 240, e.g. 25, 29.97 or 30000/1001")
+            let limits = FrameRate.limits
+            throw invalid(
+                key, raw,
+                "expected frames per second from \(limits.lowerBound) to \(limits.upperBound), "
+                    + "e.g. 25, 29.97 or 30000/1001")
         }
         return rate
     }

@@ -99,6 +99,33 @@ import Testing
         #expect(try Oracle.streams(mkv).compactMap { $0["codec_type"] as? String }.sorted() == ["audio", "video"])
     }
 
+    /// encode's `video` and `audio` parts come by URL as mux's do (`video_url`, `audio_url`): camera frames
+    /// and PCM, fetched and encoded into one file.
+    @Test func encodesPartsNamedByURL() throws {
+        let files = try Files()
+        let pcm = try Fixtures.make(
+            "input_url.pcm", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-f", "s16le"])
+        for (name, fixture) in [("mic.pcm", pcm), ("camera.nv12", try CameraEncodeHTTPTests.frames("nv12"))] {
+            try FileManager.default.copyItem(atPath: fixture, toPath: files.scratch.file(name))
+        }
+        let server = try ServerProcess(["--egress-allow", "127.0.0.1"])
+        let created = try Curl.run(
+            server.url(
+                "/jobs/encode?pixel_format=nv12&\(CameraEncodeHTTPTests.geometry)&sample_rate=48000&channels=1"
+                    + "&format=mp4"),
+            [
+                "-X", "POST", "--url-query", "video_url=\(files.url("/camera.nv12"))", "--url-query",
+                "audio_url=\(files.url("/mic.pcm"))",
+            ])
+        #expect(created.status == 202, "\(created.text)")
+        let job = try ended(server, try #require(created.json["id"] as? String))
+        #expect(job["state"] as? String == "succeeded", "\(job)")
+        let sources = job["input_sources"] as? [[String: Any]] ?? []
+        #expect(sources.compactMap { $0["name"] as? String }.sorted() == ["audio", "video"], "\(sources)")
+        let tracks = (job["result"] as? [String: Any])?["tracks"] as? [[String: Any]]
+        #expect(tracks?.map { $0["codec"] as? String } == ["h264", "aac"])
+    }
+
     @Test func followsAnAllowedRedirect() throws {
         let files = try Files()
         let server = try ServerProcess(["--egress-allow", "127.0.0.1"])

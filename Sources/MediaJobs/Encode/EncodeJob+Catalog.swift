@@ -82,27 +82,19 @@ extension EncodeJob.Options: JobOptionSet {
         OptionDescription(
             "height", .integer, help: "Height of the raw frames, even, 16-16384 (hevc from 32; required for frames)."),
         OptionDescription(
-            "fps", .frameRate, help: "Rate of the raw frames, e.g. 30 or 30000/1001, up to 240 (required for frames)."),
+            "fps", .frameRate,
+            help: "Rate of the raw frames, e.g. 30 or 30000/1001, up to \(FrameRate.limits.upperBound) "
+                + "(required for frames)."),
         .choice(
             "video_codec", of: EncodeJob.VideoCodec.self,
             help: "Video codec: h264 (libx264) or hevc (libx265) (default h264; hevc for h265)."),
         OptionDescription(
             "crf", .integer, help: "Constant quality, lower is better, 0-51 (default 23 for h264, 28 for hevc)."),
-        OptionDescription(
-            "video_bitrate", .bitRate, help: "Average video bit rate instead of crf, 16k to 200M, e.g. 2M."),
-        OptionDescription("max_bitrate", .bitRate, help: "VBV peak bit rate, at least video_bitrate."),
-        OptionDescription("buffer_size", .bitRate, help: "VBV buffer in bits (default twice max_bitrate)."),
+        .videoBitrate, .maxBitrate, .bufferSize,
         .choice(
             "preset", of: TranscodeJob.Preset.self,
             help: "Speed against size, x264's names (default the encoder's: medium)."),
-        .choice(
-            "profile", of: TranscodeJob.VideoProfile.self,
-            help: "baseline (no B-frames), main or high for h264; main or main10 for hevc."),
-        OptionDescription(
-            "level", .choice, allowed: TranscodeJob.VideoCodec.h264.levels, help: "The h264 or hevc level, e.g. 4.1."),
-        OptionDescription(
-            "gop", .integer, help: "A keyframe exactly every this many frames (1-1000), with no scene-cut keyframes."),
-        OptionDescription("bframes", .integer, help: "Most consecutive B-frames, 0-16."),
+        .videoProfile, .videoLevel, .gop, .bframes,
     ]
 }
 

@@ -67,7 +67,7 @@ extension EncodeJob.Options {
             }
             if value % 2 != 0 { throw invalid("\(name) \(value) must be even (4:2:0 chroma is subsampled)") }
         }
-        if let fps, FrameRate(parsing: fps.description) == nil { throw invalid("fps \(fps) is outside 1…240") }
+        if let fps, !fps.isWithinLimits { throw invalid("fps \(fps) is outside \(FrameRate.limitsText)") }
         if let width, let height, let limit = (videoCodec ?? format.defaultVideoCodec).transcodeCodec.sizeLimit {
             try limit.check(width: width, height: height, what: "the frames")
         }

@@ -164,9 +164,12 @@ public struct MuxJob: Sendable {
     /// `fps` as a libav rational, reduced to fit 32 bits (exact for every rate people use).
     private func exactFrameRate() throws -> AVRational {
         let fps = options.fps
-        guard fps.numerator > 0, fps.denominator > 0, (1...240).contains(fps.framesPerSecond) else {
+        guard fps.isWithinLimits else {
+            let limits = FrameRate.limits
             throw MediaError(
-                .invalidOption, "invalid value '\(fps)' for option fps: expected 1 to 240 frames per second")
+                .invalidOption,
+                "invalid value '\(fps)' for option fps: expected \(limits.lowerBound) to \(limits.upperBound) "
+                    + "frames per second")
         }
         var rate = AVRational()
         av_reduce(&rate.num, &rate.den, Int64(fps.numerator), Int64(fps.denominator), Int64(Int32.max))

@@ -37,23 +37,11 @@ extension TranscodeJob.Options: JobOptionSet {
         OptionDescription(
             "crf", .integer,
             help: "Constant quality, lower is better: 0-51 for h264/hevc, 0-63 for av1/vp9 (default 23, 28, 35, 31)."),
-        OptionDescription(
-            "video_bitrate", .bitRate, help: "Average video bit rate instead of crf, 16k to 200M, e.g. 2M."),
-        OptionDescription(
-            "max_bitrate", .bitRate, help: "VBV peak bit rate for h264/hevc, at least video_bitrate."),
-        OptionDescription(
-            "buffer_size", .bitRate, help: "VBV buffer in bits for h264/hevc (default twice max_bitrate)."),
+        .videoBitrate, .maxBitrate, .bufferSize,
         .choice(
             "preset", of: TranscodeJob.Preset.self,
             help: "Speed against size, x264's names (mapped for av1 and vp9; default the encoder's: medium)."),
-        .choice(
-            "profile", of: TranscodeJob.VideoProfile.self,
-            help: "baseline, main or high for h264; main or main10 for hevc."),
-        OptionDescription(
-            "level", .choice, allowed: TranscodeJob.VideoCodec.h264.levels, help: "The h264 or hevc level, e.g. 4.1."),
-        OptionDescription(
-            "gop", .integer, help: "A keyframe exactly every this many frames (1-1000), with no scene-cut keyframes."),
-        OptionDescription("bframes", .integer, help: "Most consecutive B-frames for h264/hevc, 0-16."),
+        .videoProfile, .videoLevel, .gop, .bframes,
         OptionDescription(
             "fps", .frameRate, help: "A constant output frame rate, e.g. 30 or 30000/1001 (default the input's timing)."
         ),

@@ -36,7 +36,7 @@ extension TranscodeJob.Options {
                 throw invalid("\(name) (\(seconds)) is outside 0…\(Int(OptionReader.maximumSeconds)) seconds")
             }
         }
-        if let fps, FrameRate(parsing: fps.description) == nil { throw invalid("fps \(fps) is outside 1…240") }
+        if let fps, !fps.isWithinLimits { throw invalid("fps \(fps) is outside \(FrameRate.limitsText)") }
     }
 
     private func validateContainer() throws {

@@ -49,20 +49,8 @@ struct EncodeCommand: ParsableCommand {
     @Option(help: .option(Options.description(of: "channels"))) var channels: String?
     @Option(help: .option(Options.description(of: "sample_format"))) var sampleFormat: String?
     @Option(help: .option(Options.description(of: "bitrate"))) var bitrate: String?
-    @Option(help: .option(Options.description(of: "pixel_format"))) var pixelFormat: String?
-    @Option(help: .option(Options.description(of: "width"))) var width: String?
-    @Option(help: .option(Options.description(of: "height"))) var height: String?
-    @Option(help: .option(Options.description(of: "fps"))) var fps: String?
-    @Option(help: .option(Options.description(of: "video_codec"))) var videoCodec: String?
-    @Option(help: .option(Options.description(of: "crf"))) var crf: String?
-    @Option(help: .option(Options.description(of: "video_bitrate"))) var videoBitrate: String?
-    @Option(help: .option(Options.description(of: "max_bitrate"))) var maxBitrate: String?
-    @Option(help: .option(Options.description(of: "buffer_size"))) var bufferSize: String?
-    @Option(help: .option(Options.description(of: "preset"))) var preset: String?
-    @Option(help: .option(Options.description(of: "profile"))) var profile: String?
-    @Option(help: .option(Options.description(of: "level"))) var level: String?
-    @Option(help: .option(Options.description(of: "gop"))) var gop: String?
-    @Option(help: .option(Options.description(of: "bframes"))) var bframes: String?
+    @OptionGroup var picture: PictureArguments<EncodeJob>
+    @OptionGroup var encoder: EncoderArguments<EncodeJob>
 
     func validate() throws {
         if input == nil && video == nil && audio == nil {
@@ -87,12 +75,10 @@ struct EncodeCommand: ParsableCommand {
                     ]))
         let named: [(String, String?)] = [
             ("sample_rate", sampleRate), ("channels", channels), ("sample_format", sampleFormat), ("bitrate", bitrate),
-            ("pixel_format", pixelFormat), ("width", width), ("height", height), ("fps", fps),
-            ("video_codec", videoCodec), ("crf", crf), ("video_bitrate", videoBitrate), ("max_bitrate", maxBitrate),
-            ("buffer_size", bufferSize), ("preset", preset), ("profile", profile), ("level", level), ("gop", gop),
-            ("bframes", bframes),
         ]
         for (key, value) in named { values.add(key, value) }
+        picture.add(to: &values)
+        encoder.add(to: &values)
         try JobRunner.run(
             EncodeJob.self, options: values, inputs: ["file": input, "video": video, "audio": audio], to: destination)
     }

@@ -29,20 +29,8 @@ struct TranscodeCommand: ParsableCommand {
 
     @Option(help: .option(Options.description(of: "format"), defaultFromOutput: true)) var format: String?
     @Flag(help: .option(Options.description(of: "fragmented"))) var fragmented = false
-    @Option(help: .option(Options.description(of: "video_codec"))) var videoCodec: String?
-    @Option(help: .option(Options.description(of: "crf"))) var crf: String?
-    @Option(help: .option(Options.description(of: "video_bitrate"))) var videoBitrate: String?
-    @Option(help: .option(Options.description(of: "max_bitrate"))) var maxBitrate: String?
-    @Option(help: .option(Options.description(of: "buffer_size"))) var bufferSize: String?
-    @Option(help: .option(Options.description(of: "preset"))) var preset: String?
-    @Option(help: .option(Options.description(of: "profile"))) var profile: String?
-    @Option(help: .option(Options.description(of: "level"))) var level: String?
-    @Option(help: .option(Options.description(of: "gop"))) var gop: String?
-    @Option(help: .option(Options.description(of: "bframes"))) var bframes: String?
-    @Option(help: .option(Options.description(of: "fps"))) var fps: String?
-    @Option(help: .option(Options.description(of: "width"))) var width: String?
-    @Option(help: .option(Options.description(of: "height"))) var height: String?
-    @Option(help: .option(Options.description(of: "pixel_format"))) var pixelFormat: String?
+    @OptionGroup var encoder: EncoderArguments<TranscodeJob>
+    @OptionGroup var picture: PictureArguments<TranscodeJob>
     @Option(help: .option(Options.description(of: "rotate"))) var rotate: String?
     @Option(help: .option(Options.description(of: "audio_codec"))) var audioCodec: String?
     @Option(help: .option(Options.description(of: "audio_bitrate"))) var audioBitrate: String?
@@ -66,10 +54,9 @@ struct TranscodeCommand: ParsableCommand {
                         "m4a": "m4a", "mp3": "mp3", "aac": "adts",
                     ]))
         values.add("fragmented", fragmented ? true : nil)
+        encoder.add(to: &values)
+        picture.add(to: &values)
         let named: [(String, String?)] = [
-            ("video_codec", videoCodec), ("crf", crf), ("video_bitrate", videoBitrate), ("max_bitrate", maxBitrate),
-            ("buffer_size", bufferSize), ("preset", preset), ("profile", profile), ("level", level), ("gop", gop),
-            ("bframes", bframes), ("fps", fps), ("width", width), ("height", height), ("pixel_format", pixelFormat),
             ("rotate", rotate), ("audio_codec", audioCodec), ("audio_bitrate", audioBitrate),
             ("sample_rate", sampleRate), ("channels", channels), ("start", start), ("end", end), ("measure", measure),
             ("loudness", loudness), ("true_peak", truePeak),
