@@ -14,7 +14,8 @@ and filtered by kind and by state; the list in a 375 px window (no sideways scro
 it, and the page's Delete removes it). With the event stream
 blocked, a job must still reach `succeeded` without a reload (the page falls back to long-polls). Every
 control of the upload form must have a label. The browser's console must stay free of errors (but for the
-blocked stream's own). Screenshots go to ARTIFACTS.
+blocked stream's own). Each kind's form must be the one `GET /catalog` describes. Screenshots go to
+ARTIFACTS.
 Prints `{"problems": [...], "screenshots": [...]}` and exits 0; the Swift test judges the problems.
 """
 
@@ -168,16 +169,44 @@ def job_page(driver):
     console_errors(driver, "job page")
 
 
-def labelled_controls(driver):
-    """Every control of the upload form has a label a screen reader announces."""
-    driver.get(open_url + "/")
-    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "select[name=kind] option"))
+def labelled_controls(driver, kind):
+    """Every control of the upload form, as `kind`'s form, has a label a screen reader announces."""
     unlabelled = driver.execute_script(
         "return [...document.querySelectorAll('#upload-form input, #upload-form select, #upload-form textarea')]"
         ".filter((c) => c.type !== 'hidden' && !c.labels.length && !c.getAttribute('aria-label'))"
         ".map((c) => c.name || c.id)")
     if unlabelled:
-        problems.append(f"labels: upload form controls without a label: {unlabelled}")
+        problems.append(f"labels: {kind}'s upload form controls without a label: {unlabelled}")
+
+
+def forms_follow_the_catalog(driver):
+    """Each kind's form is the catalog's (`GET /catalog`, which ConsoleTests holds to the engine's): a file input
+    per upload part, and a field per option in its order, a select of the allowed values (booleans: true,
+    false) after an empty choice for the server's default, a text field for the rest; every control labelled."""
+    with urllib.request.urlopen(open_url + "/catalog", timeout=30) as response:
+        catalog = json.load(response)
+    driver.get(open_url + "/")
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "select[name=kind] option"))
+    offered = driver.execute_script("return [...document.querySelectorAll('select[name=kind] option')].map((o) => o.value)")
+    if offered != [kind["name"] for kind in catalog["kinds"]]:
+        problems.append(f"forms: the kind select offers {offered}")
+    for kind in catalog["kinds"]:
+        Select(driver.find_element(By.CSS_SELECTOR, "select[name=kind]")).select_by_value(kind["name"])
+        form = driver.execute_script(
+            "return {inputs: [...document.querySelectorAll('#inputs input[type=file]')].map((i) => i.name),"
+            " options: [...document.querySelectorAll('#options [name]')].map((f) => ({name: f.name,"
+            " tag: f.tagName.toLowerCase(), values: f.tagName === 'SELECT' ? [...f.options].map((o) => o.value) : null}))}")
+        if form["inputs"] != [part["name"] for part in kind["inputs"]]:
+            problems.append(f"forms: {kind['name']} has the file inputs {form['inputs']}")
+        expected = []
+        for option in kind["options"]:
+            values = ["true", "false"] if option["type"] == "boolean" else option["allowed"]
+            chosen = option["type"] in ("choice", "boolean")
+            expected.append({"name": option["name"], "tag": "select" if chosen else "input",
+                             "values": [""] + values if chosen else None})
+        if form["options"] != expected:
+            problems.append(f"forms: {kind['name']} has the fields {form['options']}, the catalog says {expected}")
+        labelled_controls(driver, kind["name"])
 
 
 def rows(driver):
@@ -228,7 +257,7 @@ try:
     submit_and_play(driver, "open")
     submit_and_play(driver, "mux", kind="mux", files={"audio": audio, "video": video})
     page_and_filter(driver)
-    labelled_controls(driver)
+    forms_follow_the_catalog(driver)
     job_page(driver)
     # Without the event stream the list long-polls, and a job still reaches `succeeded` without a reload.
     driver.execute_cdp_cmd("Network.enable", {})

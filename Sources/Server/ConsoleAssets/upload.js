@@ -1,7 +1,7 @@
 // The new-job form: a kind select and an options form built from `GET /catalog` (the names, types,
-// defaults and allowed values the API parses), one file input per upload part of the kind (mux takes
-// two), drag-and-drop, and the upload with a progress bar, its rate and the time left. A single file goes
-// up resumably through tus (resumable.js); mux's two files as one multipart request.
+// defaults and allowed values the API parses), one file input per upload part of the kind, drag-and-drop,
+// and the upload with a progress bar, its rate and the time left. A single `file` goes up resumably
+// through tus (resumable.js); other parts, or several files, as one multipart request.
 
 import { ApiError, authorized, errorOf, json } from "./api.js";
 import { uploadResumable } from "./resumable.js";
@@ -33,7 +33,7 @@ export function setUpUpload(catalog, onCreated) {
 }
 
 function renderKind(kind) {
-  // A kind of one part needs its file; mux takes its audio and video parts, either or both.
+  // A kind of one part needs its file; of a kind of several, the server says which ones go together.
   const required = kind.inputs.length === 1;
   document.getElementById("inputs").replaceChildren(...kind.inputs.map((part) => fileField(part, required)));
   const options = document.getElementById("options");
@@ -130,7 +130,7 @@ async function submit(form, onCreated) {
   progress.hidden = false;
   button.disabled = true;
   const kind = form.elements.kind.value;
-  // A kind of one input goes through tus, resumable; mux's two files go as one multipart request.
+  // A lone `file` goes through tus, resumable; other parts, or several files, as one multipart request.
   if (inputs.length === 1 && inputs[0].name === "file") {
     try {
       const path = await uploadResumable(inputs[0].files[0], kind, options, showProgress);
