@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A TCP listener on 127.0.0.1 that never answers, for proving that nothing connects to it. Its socket is
 /// non-blocking, so counting connections never waits.
