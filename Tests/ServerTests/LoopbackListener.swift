@@ -17,24 +17,27 @@ final class LoopbackListener: @unchecked Sendable {
     }
 
     /// A TCP socket listening on 127.0.0.1 at a port the kernel picks, and that port.
+    ///
+    /// The address is built as the 16 bytes of a `sockaddr_in` (family, port and address at their fixed
+    /// offsets) rather than through the struct's members: with `MemberImportVisibility`, which module's
+    /// copy of `sockaddr_in` the compiler takes (Glibc's or one that SwiftNIO's C shims re-declare) varies
+    /// between clean and incremental builds, and a member of the other copy fails to compile.
     static func listeningSocket() throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(what: "socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
-            }
+        // sin_family (in host order), sin_port 0 (the kernel picks), sin_addr 127.0.0.1, eight bytes of zero.
+        let family = withUnsafeBytes(of: sa_family_t(AF_INET)) { Array($0) }
+        var address: [UInt8] = family + [0, 0, 127, 0, 0, 1] + Array(repeating: 0, count: 8)
+        var length = socklen_t(address.count)
+        let bound = address.withUnsafeMutableBytes { bytes in
+            let pointer = bytes.baseAddress!.assumingMemoryBound(to: sockaddr.self)
+            return bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
         }
         guard bound else {
             close(fd)
             throw Failure(what: "bind/listen")
         }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+        return (fd, Int(address[2]) << 8 | Int(address[3]))
     }
 
     /// Connections made to the listener so far (each is accepted and closed).
