@@ -67,6 +67,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Backends that replicas share: object storage through the S3 API (signed with SigV4).
+        .target(name: "ObjectStorage", dependencies: ["Digests", "MediadFoundation"]),
         // The runtime (job service, scheduling, workers, webhooks) and the server's handlers above it.
         .target(
             name: "MediadRuntime",
@@ -112,6 +114,9 @@ let package = Package(
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "MediaJobsTests", dependencies: ["MediaCore", "MediaJobs", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "mediadTests", dependencies: ["TestSupport"]),
+        .testTarget(
+            name: "ObjectStorageTests", dependencies: ["ObjectStorage", "TestSupport"],
+            exclude: ["aws-sigv4-suite", "botocore_sign.py"]),
         .testTarget(
             name: "JobStoreTests", dependencies: ["JobStore", "MediaJobs", "DurableIO", "Digests", "TestSupport"]),
         .testTarget(

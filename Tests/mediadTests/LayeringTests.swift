@@ -25,6 +25,8 @@ import Testing
         case store
         /// HTTP, the client and the server side by side: generic, knowing no job and each not the other.
         case http
+        /// Backends replicas share beside the filesystem: object storage (S3 API).
+        case backend
         /// The job service, scheduling, workers, egress and webhooks.
         case runtime
         /// The HTTP API's handlers over the runtime.
@@ -42,7 +44,7 @@ import Testing
         "CFFmpeg": .ffmpeg, "COpenSSL": .libcrypto, "CZlib": .cLibrary, "CMalloc": .cLibrary,
         "CAllocationWatch": .cLibrary, "DurableIO": .foundation, "MediadFoundation": .foundation,
         "Digests": .digests, "MediaCore": .mediaCore, "MediaJobs": .mediaJobs, "JobStore": .store,
-        "MediadClient": .http, "MediadHTTP": .http, "MediadRuntime": .runtime, "Server": .server,
+        "MediadClient": .http, "MediadHTTP": .http, "ObjectStorage": .backend, "MediadRuntime": .runtime, "Server": .server,
         "mediad": .command, "mediad-bench": .command, "TestSupport": .testSupport,
     ]
 
@@ -54,9 +56,10 @@ import Testing
         .mediaJobs: [.ffmpeg, .foundation, .mediaCore],
         .store: [.foundation, .digests, .mediaCore, .mediaJobs],
         .http: [.cLibrary, .foundation, .digests],
-        .runtime: [.cLibrary, .foundation, .digests, .mediaCore, .mediaJobs, .store, .http],
-        .server: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .http, .runtime],
-        .command: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .http, .runtime, .server],
+        .backend: [.foundation, .digests, .store, .http],
+        .runtime: [.cLibrary, .foundation, .digests, .mediaCore, .mediaJobs, .store, .http, .backend],
+        .server: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .http, .backend, .runtime],
+        .command: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .http, .backend, .runtime, .server],
         .testSupport: [],
         .tests: Set(Layer.allCases).subtracting([.tests]),
     ]
