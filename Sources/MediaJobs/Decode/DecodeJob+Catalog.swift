@@ -1,13 +1,10 @@
 import MediaCore
 
-extension DecodeJob: MediaJob {
+extension DecodeJob: SingleFileJob {
     public static let name = "decode"
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .decoding,
-            summary: "AAC (ADTS, M4A, MP4) or H.264/H.265 (Annex-B, MP4, Matroska, MPEG-TS)")
-    ]
+    public static let inputPolicy = InputPolicy.decoding
+    public static let inputSummary = "AAC (ADTS, M4A, MP4) or H.264/H.265 (Annex-B, MP4, Matroska, MPEG-TS)"
 
     /// `output.<format>`; without a format, `output.wav`, which a video-only input turns into `output.y4m`.
     public static func primaryOutput(for options: Options) -> String {

@@ -1,13 +1,11 @@
 import Foundation
 import MediaCore
 
-extension DemuxJob: MediaJob {
+extension DemuxJob: SingleFileJob {
     public static let name = "demux"
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .streamCopy, summary: "an MP4-family file")
-    ]
+    public static let inputPolicy = InputPolicy.streamCopy
+    public static let inputSummary = "an MP4-family file"
 
     /// `info.json`: the one output every demux writes, whatever tracks the input has. Demux writes every
     /// file into the directory of the `output` path it runs with.

@@ -1,13 +1,10 @@
 import MediaCore
 
-extension PackageJob: MediaJob {
+extension PackageJob: SingleFileJob {
     public static let name = "package"
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .transcoding,
-            summary: "an MP4-family, Matroska, MPEG-TS, FLV or ASF file")
-    ]
+    public static let inputPolicy = InputPolicy.transcoding
+    public static let inputSummary = "an MP4-family, Matroska, MPEG-TS, FLV or ASF file"
 
     /// A ladder decodes the source once and encodes up to seven renditions, whose pictures add up to about
     /// twice the largest: three times a transcode's time (and CPU time), so that a long ladder is never

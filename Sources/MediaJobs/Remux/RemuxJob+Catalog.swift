@@ -1,13 +1,11 @@
 import MediaCore
 
-extension RemuxJob: MediaJob {
+extension RemuxJob: SingleFileJob {
     public static let name = "remux"
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .streamCopy,
-            summary: "an MP4-family, Matroska, MPEG-TS, FLV or ASF file, or raw AAC, H.264, H.265 or MPEG-4 video")
-    ]
+    public static let inputPolicy = InputPolicy.streamCopy
+    public static let inputSummary =
+        "an MP4-family, Matroska, MPEG-TS, FLV or ASF file, or raw AAC, H.264, H.265 or MPEG-4 video"
 
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }
 

@@ -1,14 +1,11 @@
 import Foundation
 import MediaCore
 
-extension ThumbnailsJob: MediaJob {
+extension ThumbnailsJob: SingleFileJob {
     public static let name = "thumbnails"
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .videoDecoding,
-            summary: "video in MP4/MOV, Matroska, MPEG-TS, FLV, ASF or raw H.264/H.265")
-    ]
+    public static let inputPolicy = InputPolicy.videoDecoding
+    public static let inputSummary = "video in MP4/MOV, Matroska, MPEG-TS, FLV, ASF or raw H.264/H.265"
 
     /// `thumb_0001.<ext>`, the first picture; the others, the sprite and its cues are written beside it.
     public static func primaryOutput(for options: Options) -> String { pictureName(1, options.format) }

@@ -1,13 +1,11 @@
 import MediaCore
 
-extension TranscodeJob: MediaJob {
+extension TranscodeJob: SingleFileJob {
     public static let name = "transcode"
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .transcoding,
-            summary: "an MP4-family, Matroska/WebM, MPEG-TS, FLV, ASF, WAV, ADTS or H.264/H.265 Annex-B file")
-    ]
+    public static let inputPolicy = InputPolicy.transcoding
+    public static let inputSummary =
+        "an MP4-family, Matroska/WebM, MPEG-TS, FLV, ASF, WAV, ADTS or H.264/H.265 Annex-B file"
 
     /// Encoding is far slower than copying: a transcode gets ten times the time (and CPU time) the size of
     /// its input gives a remux.

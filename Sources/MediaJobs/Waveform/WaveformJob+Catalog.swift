@@ -1,14 +1,11 @@
 import Foundation
 import MediaCore
 
-extension WaveformJob: MediaJob {
+extension WaveformJob: SingleFileJob {
     public static let name = "waveform"
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .audioDecoding,
-            summary: "audio in MP4/M4A, Matroska, MPEG-TS, FLV, ASF, ADTS or WAV")
-    ]
+    public static let inputPolicy = InputPolicy.audioDecoding
+    public static let inputSummary = "audio in MP4/M4A, Matroska, MPEG-TS, FLV, ASF, ADTS or WAV"
 
     /// `waveform.json`, with `waveform.png` beside it: waveform writes both into the directory of the
     /// `output` path it runs with.
