@@ -2,9 +2,10 @@ import MediaCore
 
 extension TranscodeJob: SingleFileJob {
     public static let name = "transcode"
+    public typealias Result = TranscodeResult
 
-    public static let inputPolicy = InputPolicy.transcoding
-    public static let inputSummary =
+    static let inputPolicy = InputPolicy.transcoding
+    static let inputSummary =
         "an MP4-family, Matroska/WebM, MPEG-TS, FLV, ASF, WAV, ADTS or H.264/H.265 Annex-B file"
 
     /// Encoding is far slower than copying: a transcode gets ten times the time (and CPU time) the size of
@@ -12,12 +13,6 @@ extension TranscodeJob: SingleFileJob {
     public static let timeScale = 10.0
 
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }
-
-    public static func run(
-        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
-    ) throws -> TranscodeResult {
-        try TranscodeJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
-    }
 }
 
 extension TranscodeJob.Options: JobOptionSet {
