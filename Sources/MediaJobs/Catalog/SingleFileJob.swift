@@ -29,4 +29,13 @@ extension SingleFileJob {
     ) throws -> Result {
         try Self(input: inputs.path(of: "file"), output: output, options: options).run(context)
     }
+
+    /// The file at `path` opened as the kind reads it, with its streams found: its containers, under its
+    /// `inputPolicy`, a damaged file read as `damaged` says for the kinds that take that option.
+    static func openInput(_ path: String, damaged: DamagedInput? = nil) throws -> InputFile {
+        let policy = damaged.map { inputPolicy.handling(damaged: $0) } ?? inputPolicy
+        let file = try InputFile(path: path, accepting: acceptedInputs, policy: policy)
+        try file.findStreamInfo()
+        return file
+    }
 }
