@@ -1,3 +1,5 @@
+import MediadFoundation
+
 /// An input the server fetches from a URL (`input_url`, `audio_url`, `video_url`) as the first phase of
 /// the job's run: which input it becomes, where it comes from (without the query string, which may hold a
 /// presigned signature: the whole URL is kept apart, in the job's `egress.json`) and how far it got.
@@ -13,27 +15,14 @@ public struct InputSource: Codable, Sendable, Equatable {
     /// Scheme, host, port and path of the URL.
     public var url: String
     public var state: State
-    /// The HTTP status of the last response, once one came.
-    public var status: Int?
+    /// The HTTP status of the last response, once one came; null in JSON until then.
+    @ExplicitNull public var status: Int?
 
     public init(name: String, url: String, state: State = .pending, status: Int? = nil) {
         self.name = name
         self.url = url
         self.state = state
         self.status = status
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case name, url, state, status
-    }
-
-    /// `status` is always present, null until a response came.
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encode(url, forKey: .url)
-        try container.encode(state, forKey: .state)
-        try container.encode(status, forKey: .status)
     }
 }
 

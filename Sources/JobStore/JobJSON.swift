@@ -13,6 +13,18 @@ public enum JobJSON {
         return encoder
     }
 
+    /// `value` as the store writes it to a file, or `io_error` saying that `what` could not be encoded: a
+    /// record, a lease, an entry is never half written for want of a value JSON cannot hold.
+    static func fileData<T: Encodable>(_ value: T, pretty: Bool = false, what: @autoclosure () -> String) throws
+        -> Data
+    {
+        do {
+            return try encoder(pretty: pretty).encode(value)
+        } catch {
+            throw StoreError(code: .ioError, message: "cannot encode \(what()): \(error)")
+        }
+    }
+
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in

@@ -10,13 +10,7 @@ extension JobStore {
     /// the server's user alone (the URLs' query strings may be presigned signatures).
     func writeEgressTargets(_ targets: EgressTargets, into directory: String) throws {
         let path = directory + "/egress.json"
-        let data: Data
-        do {
-            data = try JobJSON.encoder().encode(targets)
-        } catch {
-            throw StoreError(code: .ioError, message: "cannot encode \(path): \(error)")
-        }
-        try FileIO.writeAtomically(data, to: path)
+        try FileIO.writeAtomically(try JobJSON.fileData(targets, what: path), to: path)
         guard chmod(path, 0o600) == 0 else { throw StoreError.io("cannot restrict", path) }
     }
 

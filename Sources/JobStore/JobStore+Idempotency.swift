@@ -44,13 +44,7 @@ extension JobStore {
         try FileIO.makeDirectory(idempotencyDirectory, mayExist: true)
         let path = idempotencyPath(digest)
         let temporary = idempotencyDirectory + "/." + digest + "." + Self.newID() + ".tmp"
-        let data: Data
-        do {
-            data = try JobJSON.encoder().encode(entry)
-        } catch {
-            throw StoreError(code: .ioError, message: "cannot encode an idempotency entry: \(error)")
-        }
-        try FileIO.createSynced(data, at: temporary)
+        try FileIO.createSynced(try JobJSON.fileData(entry, what: "an idempotency entry"), at: temporary)
         defer { unlink(temporary) }
         for _ in 0..<16 {
             if link(temporary, path) == 0 {

@@ -32,7 +32,8 @@ extension JobStore {
                     try FileIO.rename(upload.path, to: staging + "/inputs/" + name)
                 }
                 if !egress.isEmpty { try writeEgressTargets(egress, into: staging) }
-                try FileIO.writeAtomically(try encode(record), to: staging + "/job.json")
+                try FileIO.writeAtomically(
+                    try JobJSON.fileData(record, pretty: true, what: "job \(record.id)"), to: staging + "/job.json")
                 try FileIO.syncDirectory(staging + "/inputs")
                 try FileIO.syncDirectory(staging + "/outputs")
                 try FileIO.syncDirectory(uploadsDirectory)
@@ -54,7 +55,8 @@ extension JobStore {
     public func save(_ record: JobRecord) throws {
         try Self.requireValidID(record.id)
         guard FileIO.isDirectory(jobDirectory(id: record.id)) else { throw StoreError.notFound(record.id) }
-        try FileIO.writeAtomically(try encode(record), to: recordPath(id: record.id))
+        try FileIO.writeAtomically(
+            try JobJSON.fileData(record, pretty: true, what: "job \(record.id)"), to: recordPath(id: record.id))
     }
 
     /// The job's record; nil when there is no such job (or the id is not one). Throws `corrupt_record` when
@@ -106,13 +108,5 @@ extension JobStore {
         }
         try FileIO.syncDirectory(jobsDirectory)
         try FileIO.remove(doomed)
-    }
-
-    private func encode(_ record: JobRecord) throws -> Data {
-        do {
-            return try JobJSON.encoder(pretty: true).encode(record)
-        } catch {
-            throw StoreError(code: .ioError, message: "cannot encode job \(record.id): \(error)")
-        }
     }
 }

@@ -94,12 +94,7 @@ extension JobStore {
 
     private func writeTemporaryLease(_ lease: Lease, in directory: String) throws -> String {
         let temporary = directory + "/.lease-" + Self.newID() + ".tmp"
-        let data: Data
-        do {
-            data = try JobJSON.encoder().encode(lease)
-        } catch {
-            throw StoreError(code: .ioError, message: "cannot encode a lease: \(error)")
-        }
+        let data = try JobJSON.fileData(lease, what: "a lease")
         do {
             try FileIO.createSynced(data, at: temporary)
         } catch  where !FileIO.isDirectory(directory) {

@@ -1,5 +1,7 @@
 /// A video frame rate as an exact fraction, e.g. 30000/1001.
-public struct FrameRate: Equatable, Sendable, Codable, CustomStringConvertible {
+public struct FrameRate: Equatable, Sendable, TextCodable {
+    public static let textName = "frame rate"
+
     public var numerator: Int
     public var denominator: Int
 
@@ -46,19 +48,4 @@ public struct FrameRate: Equatable, Sendable, Codable, CustomStringConvertible {
     public var framesPerSecond: Double { Double(numerator) / Double(denominator) }
 
     public var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
-
-    /// Encoded as its text form (`"30000/1001"`), as users write it.
-    public init(from decoder: Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let rate = FrameRate(parsing: text) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "bad frame rate \(text)"))
-        }
-        self = rate
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
 }

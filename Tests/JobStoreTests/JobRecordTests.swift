@@ -56,6 +56,29 @@ import Testing
         #expect(record.notifications?.map(\.delivered) == [false, false, true])
     }
 
+    /// Deliveries and input sources always show their unset fields as null, and read a record that left
+    /// them out as nil.
+    @Test func deliveriesAndSourcesShowNullsAndReadMissingKeys() throws {
+        let delivery = String(
+            decoding: try JobJSON.encoder().encode(OutputDelivery(name: "output.mp4", url: "https://cdn.example/a")),
+            as: UTF8.self)
+        #expect(
+            delivery
+                == #"{"attempts":0,"error":null,"etag":null,"name":"output.mp4","state":"pending","status":null,"url":"https://cdn.example/a"}"#
+        )
+        let source = String(
+            decoding: try JobJSON.encoder().encode(InputSource(name: "file", url: "https://cdn.example/b")),
+            as: UTF8.self)
+        #expect(source == #"{"name":"file","state":"pending","status":null,"url":"https://cdn.example/b"}"#)
+
+        let sparse = #"{"attempts":2,"name":"output.mp4","state":"failed","url":"https://cdn.example/a"}"#
+        let read = try JobJSON.decoder().decode(OutputDelivery.self, from: Data(sparse.utf8))
+        #expect(read.status == nil && read.etag == nil && read.error == nil && read.attempts == 2)
+        let sourceRead = try JobJSON.decoder().decode(
+            InputSource.self, from: Data(#"{"name":"file","state":"fetched","url":"u","status":200}"#.utf8))
+        #expect(sourceRead.status == 200 && sourceRead.state == .fetched)
+    }
+
     /// The hand-written formatter gives what `ISO8601DateFormatter` gives, rounding of half
     /// milliseconds and padding included.
     @Test(arguments: [

@@ -27,20 +27,27 @@ public final class OutputFile {
     /// decoding time (no T-STD buffer, audio PES late) and writes every AAC frame as its own PES.
     static let maxDelay = Int32(0.7 * Double(AV_TIME_BASE))
 
+    /// A new context for the libav muxer `muxer` writing `path` (nil for a caller that sets up its own
+    /// I/O), with libav's log routed to mediad's and the muxing delay every output uses.
+    static func formatContext(muxer: String, path: String?) throws -> UnsafeMutablePointer<AVFormatContext> {
+        LibavLog.installCallback()
+        var pointer: UnsafeMutablePointer<AVFormatContext>? = nil
+        try LibavError.check(
+            avformat_alloc_output_context2(&pointer, nil, muxer, path), "no libav muxer '\(muxer)'",
+            code: .internalError)
+        let created = pointer!
+        created.pointee.max_delay = maxDelay
+        return created
+    }
+
     /// Prepares an output written by the libav muxer called `muxer` (e.g. "mp4", "matroska"). A scratch
     /// file that the same job reads back and removes (a ladder's intermediate) passes `durable: false`:
     /// it is neither written back early nor synced, work that only an output kept needs.
     public init(path: String, muxer: String, durable: Bool = true) throws {
-        LibavLog.installCallback()
         self.path = path
         self.durable = durable
         temporaryPath = DurableFile.temporaryPath(for: path)
-        var pointer: UnsafeMutablePointer<AVFormatContext>? = nil
-        try LibavError.check(
-            avformat_alloc_output_context2(&pointer, nil, muxer, temporaryPath), "no libav muxer '\(muxer)'",
-            code: .internalError)
-        let created = pointer!
-        created.pointee.max_delay = Self.maxDelay
+        let created = try Self.formatContext(muxer: muxer, path: temporaryPath)
         let options = LibavDictionary(["protocol_whitelist": "file"])
         let opened = avio_open2(&created.pointee.pb, temporaryPath, AVIO_FLAG_WRITE, nil, &options.pointer)
         // Freed here and stored only on success: a throw after `context` is set would run `deinit`, which

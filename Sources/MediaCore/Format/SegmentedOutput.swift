@@ -12,13 +12,7 @@ public final class SegmentedOutput {
 
     /// Prepares an output for the libav muxer `muxer` (`mp4` or `mpegts`).
     public init(muxer: String) throws {
-        LibavLog.installCallback()
-        var pointer: UnsafeMutablePointer<AVFormatContext>? = nil
-        try LibavError.check(
-            avformat_alloc_output_context2(&pointer, nil, muxer, nil), "no libav muxer '\(muxer)'",
-            code: .internalError)
-        let created = pointer!
-        created.pointee.max_delay = OutputFile.maxDelay
+        let created = try OutputFile.formatContext(muxer: muxer, path: nil)
         // Every track has a muxer of its own: letting each shift its own timestamps to zero would move
         // the tracks apart. The caller makes them non-negative with one origin for all.
         created.pointee.avoid_negative_ts = AVFMT_AVOID_NEG_TS_DISABLED

@@ -1,23 +1,15 @@
 import MediaCore
 
-extension DecodeJob: MediaJob {
+extension DecodeJob: SingleFileJob {
     public static let name = "decode"
+    public typealias Result = DecodeResult
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .decoding,
-            summary: "AAC (ADTS, M4A, MP4) or H.264/H.265 (Annex-B, MP4, Matroska, MPEG-TS)")
-    ]
+    static let inputPolicy = InputPolicy.decoding
+    static let inputSummary = "AAC (ADTS, M4A, MP4) or H.264/H.265 (Annex-B, MP4, Matroska, MPEG-TS)"
 
     /// `output.<format>`; without a format, `output.wav`, which a video-only input turns into `output.y4m`.
     public static func primaryOutput(for options: Options) -> String {
         "output." + (options.format ?? .wav).rawValue
-    }
-
-    public static func run(
-        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
-    ) throws -> DecodeResult {
-        try DecodeJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
     }
 }
 

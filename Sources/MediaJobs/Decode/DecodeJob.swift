@@ -18,10 +18,7 @@ public struct DecodeJob: Sendable {
 
     func run(_ context: JobContext) throws -> DecodeResult {
         try options.validate()
-        let file = try InputFile(
-            path: input, accepting: Self.acceptedInputs, policy: InputPolicy.decoding.handling(damaged: options.damaged)
-        )
-        try file.findStreamInfo()
+        let file = try Self.openInput(input, damaged: options.damaged)
         let audio = file.streams.first { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
         let video = file.streams.first { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
         let format = options.format ?? (audio == nil && video != nil ? .y4m : .wav)

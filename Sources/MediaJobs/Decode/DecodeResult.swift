@@ -24,33 +24,6 @@ public struct DecodeResult: JobResult, Equatable {
     /// Decoded duration in seconds: samples over the rate, or frames over the frame rate.
     public var duration: Double
 
-    public init(
-        outputs: [String], warnings: [String], sampleRate: Int, channels: Int, sampleFormat: SampleFormat,
-        samples: Int64, duration: Double
-    ) {
-        self.outputs = outputs
-        self.warnings = warnings
-        self.sampleRate = sampleRate
-        self.channels = channels
-        self.sampleFormat = sampleFormat
-        self.samples = samples
-        self.duration = duration
-    }
-
-    public init(
-        outputs: [String], warnings: [String], width: Int, height: Int, pixelFormat: String, frameRate: String,
-        frames: Int64, duration: Double
-    ) {
-        self.outputs = outputs
-        self.warnings = warnings
-        self.width = width
-        self.height = height
-        self.pixelFormat = pixelFormat
-        self.frameRate = frameRate
-        self.frames = frames
-        self.duration = duration
-    }
-
     enum CodingKeys: String, CodingKey {
         case outputs, warnings
         case sampleRate = "sample_rate"

@@ -1,25 +1,20 @@
 import Foundation
 import MediaCore
 
-extension DemuxJob: MediaJob {
+extension DemuxJob: SingleFileJob {
     public static let name = "demux"
+    public typealias Result = DemuxResult
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .streamCopy, summary: "an MP4-family file")
-    ]
+    static let inputPolicy = InputPolicy.streamCopy
+    static let inputSummary = "an MP4-family file"
 
     /// `info.json`: the one output every demux writes, whatever tracks the input has. Demux writes every
     /// file into the directory of the `output` path it runs with.
     public static func primaryOutput(for options: Options) -> String { infoFileName }
 
-    public static func run(
-        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
-    ) throws -> DemuxResult {
-        try DemuxJob(
-            input: inputs.path(of: "file"), outputDirectory: OutputDirectory.containing(output),
-            damaged: options.damaged
-        ).run(context)
+    /// Writes into the directory of `output`, the primary output's path.
+    init(input: String, output: String, options: Options) {
+        self.init(input: input, outputDirectory: OutputDirectory.containing(output), damaged: options.damaged)
     }
 
     /// Demux's one option: what a cut or partly malformed input gives.

@@ -18,9 +18,7 @@ public struct DemuxJob: Sendable {
     var damaged: DamagedInput = .salvage
 
     func run(_ context: JobContext) throws -> DemuxResult {
-        let source = try InputFile(
-            path: input, accepting: Self.acceptedInputs, policy: InputPolicy.streamCopy.handling(damaged: damaged))
-        try source.findStreamInfo()
+        let source = try Self.openInput(input, damaged: damaged)
         var info = MediaInfo(describing: source)
         var kinds: [(stream: UnsafeMutablePointer<AVStream>, kind: ElementaryStreamExtractor.Kind)] = []
         for stream in source.streams {

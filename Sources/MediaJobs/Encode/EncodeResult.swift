@@ -23,24 +23,6 @@ public struct EncodeResult: JobResult, Equatable {
     /// Camera frames' output tracks, video first: codec, profile, frames, achieved bit rate, geometry.
     public var tracks: [TranscodeResult.Track]?
 
-    public init(
-        outputs: [String], warnings: [String], sampleRate: Int? = nil, channels: Int? = nil,
-        inputSampleFormat: SampleFormat? = nil, frames: Int? = nil, samples: Int64? = nil, duration: Double,
-        bitrate: Int? = nil, muxer: String? = nil, tracks: [TranscodeResult.Track]? = nil
-    ) {
-        self.outputs = outputs
-        self.warnings = warnings
-        self.sampleRate = sampleRate
-        self.channels = channels
-        self.inputSampleFormat = inputSampleFormat
-        self.frames = frames
-        self.samples = samples
-        self.duration = duration
-        self.bitrate = bitrate
-        self.muxer = muxer
-        self.tracks = tracks
-    }
-
     enum CodingKeys: String, CodingKey {
         case outputs, warnings
         case sampleRate = "sample_rate"

@@ -1,13 +1,11 @@
 import MediaCore
 
-extension PackageJob: MediaJob {
+extension PackageJob: SingleFileJob {
     public static let name = "package"
+    public typealias Result = PackageResult
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .transcoding,
-            summary: "an MP4-family, Matroska, MPEG-TS, FLV or ASF file")
-    ]
+    static let inputPolicy = InputPolicy.transcoding
+    static let inputSummary = "an MP4-family, Matroska, MPEG-TS, FLV or ASF file"
 
     /// A ladder decodes the source once and encodes up to seven renditions, whose pictures add up to about
     /// twice the largest: three times a transcode's time (and CPU time), so that a long ladder is never
@@ -19,10 +17,8 @@ extension PackageJob: MediaJob {
         options.format == .dash ? dashManifestName : hlsMasterName
     }
 
-    public static func run(
-        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
-    ) throws -> PackageResult {
-        try PackageJob(input: inputs.path(of: "file"), primaryOutput: output, options: options).run(context)
+    init(input: String, output: String, options: Options) {
+        self.init(input: input, primaryOutput: output, options: options)
     }
 }
 

@@ -1,21 +1,14 @@
 import MediaCore
 
-extension RemuxJob: MediaJob {
+extension RemuxJob: SingleFileJob {
     public static let name = "remux"
+    public typealias Result = RemuxResult
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .streamCopy,
-            summary: "an MP4-family, Matroska, MPEG-TS, FLV or ASF file, or raw AAC, H.264, H.265 or MPEG-4 video")
-    ]
+    static let inputPolicy = InputPolicy.streamCopy
+    static let inputSummary =
+        "an MP4-family, Matroska, MPEG-TS, FLV or ASF file, or raw AAC, H.264, H.265 or MPEG-4 video"
 
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }
-
-    public static func run(
-        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
-    ) throws -> RemuxResult {
-        try RemuxJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
-    }
 }
 
 extension RemuxJob.Options: JobOptionSet {

@@ -1,24 +1,19 @@
 import Foundation
 import MediaCore
 
-extension ThumbnailsJob: MediaJob {
+extension ThumbnailsJob: SingleFileJob {
     public static let name = "thumbnails"
+    public typealias Result = ThumbnailsResult
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .videoDecoding,
-            summary: "video in MP4/MOV, Matroska, MPEG-TS, FLV, ASF or raw H.264/H.265")
-    ]
+    static let inputPolicy = InputPolicy.videoDecoding
+    static let inputSummary = "video in MP4/MOV, Matroska, MPEG-TS, FLV, ASF or raw H.264/H.265"
 
     /// `thumb_0001.<ext>`, the first picture; the others, the sprite and its cues are written beside it.
     public static func primaryOutput(for options: Options) -> String { pictureName(1, options.format) }
 
-    public static func run(
-        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
-    ) throws -> ThumbnailsResult {
-        try ThumbnailsJob(
-            input: inputs.path(of: "file"), outputDirectory: OutputDirectory.containing(output), options: options
-        ).run(context)
+    /// Writes into the directory of `output`, the primary output's path.
+    init(input: String, output: String, options: Options) {
+        self.init(input: input, outputDirectory: OutputDirectory.containing(output), options: options)
     }
 
     /// `thumb_0001.jpg` for the first picture.

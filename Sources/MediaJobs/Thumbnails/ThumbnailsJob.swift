@@ -23,8 +23,7 @@ public struct ThumbnailsJob: Sendable {
 
     func run(_ context: JobContext) throws -> ThumbnailsResult {
         try options.validate()
-        let file = try InputFile(path: input, accepting: Self.acceptedInputs, policy: .videoDecoding)
-        try file.findStreamInfo()
+        let file = try Self.openInput(input)
         guard
             let stream = file.streams.first(where: {
                 $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO

@@ -1,25 +1,18 @@
 import MediaCore
 
-extension TranscodeJob: MediaJob {
+extension TranscodeJob: SingleFileJob {
     public static let name = "transcode"
+    public typealias Result = TranscodeResult
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .transcoding,
-            summary: "an MP4-family, Matroska/WebM, MPEG-TS, FLV, ASF, WAV, ADTS or H.264/H.265 Annex-B file")
-    ]
+    static let inputPolicy = InputPolicy.transcoding
+    static let inputSummary =
+        "an MP4-family, Matroska/WebM, MPEG-TS, FLV, ASF, WAV, ADTS or H.264/H.265 Annex-B file"
 
     /// Encoding is far slower than copying: a transcode gets ten times the time (and CPU time) the size of
     /// its input gives a remux.
     public static let timeScale = 10.0
 
     public static func primaryOutput(for options: Options) -> String { "output." + options.format.fileExtension }
-
-    public static func run(
-        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
-    ) throws -> TranscodeResult {
-        try TranscodeJob(input: inputs.path(of: "file"), output: output, options: options).run(context)
-    }
 }
 
 extension TranscodeJob.Options: JobOptionSet {

@@ -1,5 +1,7 @@
 /// An sRGB colour with alpha, as options write it: `RRGGBB` or `RRGGBBAA` in hex, with or without `#`.
-public struct RGBAColor: Sendable, Equatable, Codable, CustomStringConvertible {
+public struct RGBAColor: Sendable, Equatable, TextCodable {
+    public static let textName = "colour"
+
     public var red: UInt8
     public var green: UInt8
     public var blue: UInt8
@@ -10,7 +12,7 @@ public struct RGBAColor: Sendable, Equatable, Codable, CustomStringConvertible {
     }
 
     /// Parses `3a74e6`, `#3A74E6` or `3a74e680`; nil for anything else.
-    public init?(hex text: String) {
+    public init?(parsing text: String) {
         let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
         guard digits.count == 6 || digits.count == 8, digits.allSatisfy(\.isHexDigit),
             let value = UInt32(digits, radix: 16)
@@ -25,20 +27,5 @@ public struct RGBAColor: Sendable, Equatable, Codable, CustomStringConvertible {
     public var description: String {
         let bytes = alpha == 255 ? [red, green, blue] : [red, green, blue, alpha]
         return bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
-
-    /// Written as users write it, `"3a74e6"`.
-    public init(from decoder: Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let color = RGBAColor(hex: text) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "bad colour \(text)"))
-        }
-        self = color
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 }

@@ -1,25 +1,20 @@
 import Foundation
 import MediaCore
 
-extension WaveformJob: MediaJob {
+extension WaveformJob: SingleFileJob {
     public static let name = "waveform"
+    public typealias Result = WaveformResult
 
-    public static let inputs = [
-        JobInputPart(
-            "file", accepting: acceptedInputs, policy: .audioDecoding,
-            summary: "audio in MP4/M4A, Matroska, MPEG-TS, FLV, ASF, ADTS or WAV")
-    ]
+    static let inputPolicy = InputPolicy.audioDecoding
+    static let inputSummary = "audio in MP4/M4A, Matroska, MPEG-TS, FLV, ASF, ADTS or WAV"
 
     /// `waveform.json`, with `waveform.png` beside it: waveform writes both into the directory of the
     /// `output` path it runs with.
     public static func primaryOutput(for options: Options) -> String { peaksFileName }
 
-    public static func run(
-        _ options: Options, inputs: JobInputFiles, output: String, context: JobContext
-    ) throws -> WaveformResult {
-        try WaveformJob(
-            input: inputs.path(of: "file"), outputDirectory: OutputDirectory.containing(output), options: options
-        ).run(context)
+    /// Writes into the directory of `output`, the primary output's path.
+    init(input: String, output: String, options: Options) {
+        self.init(input: input, outputDirectory: OutputDirectory.containing(output), options: options)
     }
 }
 

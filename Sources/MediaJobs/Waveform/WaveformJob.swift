@@ -20,10 +20,7 @@ public struct WaveformJob: Sendable {
 
     func run(_ context: JobContext) throws -> WaveformResult {
         try options.validate()
-        let file = try InputFile(
-            path: input, accepting: Self.acceptedInputs,
-            policy: InputPolicy.audioDecoding.handling(damaged: options.damaged))
-        try file.findStreamInfo()
+        let file = try Self.openInput(input, damaged: options.damaged)
         guard let stream = file.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO })
         else { throw MediaError(.missingStream, "the \(file.container.displayName) input has no audio track") }
         for other in file.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }

@@ -122,6 +122,6 @@ extension WaveformJob {
 extension OptionReader {
     /// Reads `key` as a hex colour (`RRGGBB` or `RRGGBBAA`), or nil when absent.
     mutating func color(_ key: String) throws -> RGBAColor? {
-        try value(key, expecting: "expected a hex colour RRGGBB or RRGGBBAA, e.g. 3a74e6", RGBAColor.init(hex:))
+        try value(key, expecting: "expected a hex colour RRGGBB or RRGGBBAA, e.g. 3a74e6", RGBAColor.init(parsing:))
     }
 }

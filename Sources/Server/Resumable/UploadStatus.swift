@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediadFoundation
 
 /// `GET /uploads/{id}`'s body.
 struct UploadStatus: Encodable {
@@ -8,8 +9,9 @@ struct UploadStatus: Encodable {
     var length: Int64
     var metadata: [String: String]
     var expiresAt: String
-    var sha256: String?
-    var job: String?
+    /// Always present, null until the upload is complete (`sha256`) or a job took it (`job`).
+    @ExplicitNull var sha256: String?
+    @ExplicitNull var job: String?
 
     init(_ state: ResumableUploadState, expiry: TimeInterval) {
         id = state.upload.id
@@ -24,16 +26,5 @@ struct UploadStatus: Encodable {
     enum CodingKeys: String, CodingKey {
         case id, offset, length, metadata, sha256, job
         case expiresAt = "expires_at"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(offset, forKey: .offset)
-        try container.encode(length, forKey: .length)
-        try container.encode(metadata, forKey: .metadata)
-        try container.encode(expiresAt, forKey: .expiresAt)
-        try container.encode(sha256, forKey: .sha256)
-        try container.encode(job, forKey: .job)
     }
 }

@@ -34,18 +34,15 @@ struct DecodeCommand: ParsableCommand {
     @Option(help: .option(DecodeJob.Options.description(of: "damaged")))
     var damaged: String?
 
+    /// The format an output's extension names when --format is not given.
+    private static let formatByExtension = [
+        "wav": "wav", "pcm": "pcm", "raw": "pcm", "y4m": "y4m", "yuv": "yuv", "nv12": "nv12",
+    ]
+
     func run() throws {
         var values = OptionValues()
-        values.add(
-            "format",
-            try format
-                ?? OutputPath.format(
-                    of: destination.output,
-                    byExtension: [
-                        "wav": "wav", "pcm": "pcm", "raw": "pcm", "y4m": "y4m", "yuv": "yuv", "nv12": "nv12",
-                    ]))
-        values.add("sample_format", sampleFormat)
-        values.add("damaged", damaged)
+        values.add("format", try destination.format(format, byExtension: Self.formatByExtension))
+        values.add(["sample_format": sampleFormat, "damaged": damaged])
         try JobRunner.run(DecodeJob.self, options: values, inputs: ["file": input], to: destination)
     }
 }

@@ -29,12 +29,6 @@ struct DemuxCommand: ParsableCommand {
     func run() throws {
         var values = OptionValues()
         values.add("damaged", damaged)
-        let info = (output as NSString).appendingPathComponent(DemuxJob.primaryOutput(for: .init()))
-        let result = try JobRunner.run {
-            try DemuxJob.run(
-                try DemuxJob.Options(parsing: values.values), inputs: JobInputFiles(["file": input]), output: info,
-                context: $0)
-        }
-        try JobRunner.report(result, json: json)
+        try DirectoryOutputArguments.run(DemuxJob.self, options: values, input: input, directory: output, json: json)
     }
 }

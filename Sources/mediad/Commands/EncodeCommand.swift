@@ -61,22 +61,19 @@ struct EncodeCommand: ParsableCommand {
         }
     }
 
+    /// The format an output's extension names when --format is not given.
+    private static let formatByExtension = [
+        "m4a": "m4a", "aac": "adts", "adts": "adts", "mp4": "mp4", "wav": "wav", "mov": "mov",
+        "mkv": "mkv", "ts": "ts", "h264": "h264", "264": "h264", "h265": "h265", "265": "h265",
+        "hevc": "h265",
+    ]
+
     func run() throws {
         var values = OptionValues()
-        values.add(
-            "format",
-            try format
-                ?? OutputPath.format(
-                    of: destination.output,
-                    byExtension: [
-                        "m4a": "m4a", "aac": "adts", "adts": "adts", "mp4": "mp4", "wav": "wav", "mov": "mov",
-                        "mkv": "mkv", "ts": "ts", "h264": "h264", "264": "h264", "h265": "h265", "265": "h265",
-                        "hevc": "h265",
-                    ]))
-        let named: [(String, String?)] = [
-            ("sample_rate", sampleRate), ("channels", channels), ("sample_format", sampleFormat), ("bitrate", bitrate),
-        ]
-        for (key, value) in named { values.add(key, value) }
+        values.add("format", try destination.format(format, byExtension: Self.formatByExtension))
+        values.add([
+            "sample_rate": sampleRate, "channels": channels, "sample_format": sampleFormat, "bitrate": bitrate,
+        ])
         picture.add(to: &values)
         encoder.add(to: &values)
         try JobRunner.run(

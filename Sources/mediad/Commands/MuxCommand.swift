@@ -33,7 +33,7 @@ struct MuxCommand: ParsableCommand {
 
     func run() throws {
         var values = OptionValues()
-        values.add("format", try format ?? OutputPath.format(of: destination.output))
+        values.add("format", try destination.format(format))
         values.add("fps", fps)
         try JobRunner.run(MuxJob.self, options: values, inputs: ["audio": audio, "video": video], to: destination)
     }

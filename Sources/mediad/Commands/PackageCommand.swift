@@ -56,23 +56,18 @@ struct PackageCommand: ParsableCommand {
 
     func run() throws {
         var values = OptionValues()
-        values.add("format", format)
-        values.add("segment_format", segmentFormat)
-        values.add("segment_duration", segmentDuration)
-        values.add("renditions", renditions)
-        values.add("preset", preset)
-        values.add("damaged", damaged)
-        let result = try JobRunner.run { context in
-            let options = try PackageJob.Options(parsing: values.values)
+        values.add([
+            "format": format, "segment_format": segmentFormat, "segment_duration": segmentDuration,
+            "renditions": renditions, "preset": preset, "damaged": damaged,
+        ])
+        try DirectoryOutputArguments.run(
+            PackageJob.self, options: values, input: input, directory: output, json: json
+        ) {
             do {
                 try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             } catch {
                 throw MediaError(.ioError, "cannot create \(output): \(error.localizedDescription)")
             }
-            let primary = (output as NSString).appendingPathComponent(PackageJob.primaryOutput(for: options))
-            return try PackageJob.run(
-                options, inputs: JobInputFiles(["file": input]), output: primary, context: context)
         }
-        try JobRunner.report(result, json: json)
     }
 }

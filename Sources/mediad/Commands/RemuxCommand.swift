@@ -50,14 +50,10 @@ struct RemuxCommand: ParsableCommand {
 
     func run() throws {
         var values = OptionValues()
-        values.add("format", try format ?? OutputPath.format(of: destination.output))
+        values.add("format", try destination.format(format))
         values.add("faststart", faststart)
         values.add("fragmented", fragmented ? true : nil)
-        values.add("tracks", tracks)
-        values.add("start", start)
-        values.add("end", end)
-        values.add("fps", fps)
-        values.add("damaged", damaged)
+        values.add(["tracks": tracks, "start": start, "end": end, "fps": fps, "damaged": damaged])
         try JobRunner.run(RemuxJob.self, options: values, inputs: ["file": input], to: destination)
     }
 }

@@ -50,13 +50,10 @@ struct ThumbnailsCommand: ParsableCommand {
 
     func run() throws {
         var values = OptionValues()
-        values.add("times", times)
-        values.add("every", every)
-        values.add("count", count)
-        values.add("mode", mode)
-        values.add("width", width)
-        values.add("height", height)
-        values.add("format", format)
+        values.add([
+            "times": times, "every": every, "count": count, "mode": mode, "width": width, "height": height,
+            "format": format,
+        ])
         if sprite { values.add("sprite", "true") }
         try destination.run(ThumbnailsJob.self, options: values, input: input)
     }

@@ -42,26 +42,23 @@ struct TranscodeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: .option(Options.description(of: "loudness"))) var loudness: String?
     @Option(parsing: .unconditional, help: .option(Options.description(of: "true_peak"))) var truePeak: String?
 
+    /// The format an output's extension names when --format is not given.
+    private static let formatByExtension = [
+        "mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "mkv", "webm": "webm", "ts": "ts",
+        "m4a": "m4a", "mp3": "mp3", "aac": "adts",
+    ]
+
     func run() throws {
         var values = OptionValues()
-        values.add(
-            "format",
-            try format
-                ?? OutputPath.format(
-                    of: destination.output,
-                    byExtension: [
-                        "mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "mkv", "webm": "webm", "ts": "ts",
-                        "m4a": "m4a", "mp3": "mp3", "aac": "adts",
-                    ]))
+        values.add("format", try destination.format(format, byExtension: Self.formatByExtension))
         values.add("fragmented", fragmented ? true : nil)
         encoder.add(to: &values)
         picture.add(to: &values)
-        let named: [(String, String?)] = [
-            ("rotate", rotate), ("audio_codec", audioCodec), ("audio_bitrate", audioBitrate),
-            ("sample_rate", sampleRate), ("channels", channels), ("start", start), ("end", end), ("measure", measure),
-            ("loudness", loudness), ("true_peak", truePeak),
-        ]
-        for (key, value) in named { values.add(key, value) }
+        values.add([
+            "rotate": rotate, "audio_codec": audioCodec, "audio_bitrate": audioBitrate, "sample_rate": sampleRate,
+            "channels": channels, "start": start, "end": end, "measure": measure, "loudness": loudness,
+            "true_peak": truePeak,
+        ])
         try JobRunner.run(TranscodeJob.self, options: values, inputs: ["file": input], to: destination)
     }
 }

@@ -49,15 +49,12 @@ struct WaveformCommand: ParsableCommand {
 
     func run() throws {
         var values = OptionValues()
-        values.add("samples_per_pixel", samplesPerPixel)
-        values.add("pixels_per_second", pixelsPerSecond)
-        values.add("bits", bits)
+        values.add([
+            "samples_per_pixel": samplesPerPixel, "pixels_per_second": pixelsPerSecond, "bits": bits,
+            "width": width, "height": height, "background_color": backgroundColor, "waveform_color": waveformColor,
+            "damaged": damaged,
+        ])
         if splitChannels { values.add("split_channels", "true") }
-        values.add("width", width)
-        values.add("height", height)
-        values.add("background_color", backgroundColor)
-        values.add("waveform_color", waveformColor)
-        values.add("damaged", damaged)
         try destination.run(WaveformJob.self, options: values, input: input)
     }
 }

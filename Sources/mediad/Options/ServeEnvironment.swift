@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// The `MEDIAD_*` variables `mediad serve` falls back on for each setting whose flag is not given.
@@ -9,6 +10,19 @@ struct ServeEnvironment {
     func value<Value>(_ flagValue: Value?, _ setting: ServeSetting<Value>) throws -> Value? {
         if let flagValue { return flagValue }
         return try variables[setting.environmentVariable].map(setting.read)
+    }
+
+    /// The flag's or the environment's value made into another by `make` (a host list, a certificate file),
+    /// else nil; what `make` refuses is a usage error naming the flag: `--webhook-allow: <why>`.
+    func value<Value, Made>(
+        _ flagValue: Value?, _ setting: ServeSetting<Value>, _ make: (Value) throws -> Made
+    ) throws -> Made? {
+        guard let value = try value(flagValue, setting) else { return nil }
+        do {
+            return try make(value)
+        } catch {
+            throw ValidationError("--\(setting.flag): \(error)")
+        }
     }
 
     /// Sets `target` to the flag's or the environment's value; leaves it at its default when neither has one.

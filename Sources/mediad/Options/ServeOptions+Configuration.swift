@@ -96,21 +96,13 @@ extension ServeOptions {
 
     private func webhookSettings(_ settings: inout WebhookSettings, _ environment: ServeEnvironment) throws {
         settings.secret = try environment.value(webhookSecret, Setting.webhookSecret).flatMap { $0.isEmpty ? nil : $0 }
-        if let list = try environment.value(webhookAllow, Setting.webhookAllow) {
-            do {
-                settings.allowedHosts = try HostPattern.list(list)
-            } catch {
-                throw ValidationError("--webhook-allow: \(error)")
-            }
+        if let hosts = try environment.value(webhookAllow, Setting.webhookAllow, HostPattern.list) {
+            settings.allowedHosts = hosts
         }
         try environment.assign(webhookRetryBase, Setting.webhookRetryBase, to: &settings.retryBase)
         guard settings.retryBase > 0 else { throw ValidationError("--webhook-retry-base must be more than 0") }
-        if let path = try environment.value(webhookCaFile, Setting.webhookCaFile) {
-            do {
-                settings.tls = try ClientTLS(extraAuthorities: path)
-            } catch {
-                throw ValidationError("--webhook-ca-file: \(error)")
-            }
+        if let tls = try environment.value(webhookCaFile, Setting.webhookCaFile, ClientTLS.init(extraAuthorities:)) {
+            settings.tls = tls
         }
         if !settings.allowedHosts.isEmpty && settings.secret == nil {
             throw ValidationError("--webhook-allow needs --webhook-secret (or MEDIAD_WEBHOOK_SECRET) to sign callbacks")
@@ -118,12 +110,8 @@ extension ServeOptions {
     }
 
     private func egressPolicy(_ policy: inout EgressPolicy, _ environment: ServeEnvironment) throws {
-        if let list = try environment.value(egressAllow, Setting.egressAllow) {
-            do {
-                policy.rules = try EgressRule.list(list)
-            } catch {
-                throw ValidationError("--egress-allow: \(error)")
-            }
+        if let rules = try environment.value(egressAllow, Setting.egressAllow, EgressRule.list) {
+            policy.rules = rules
         }
         try environment.assign(egressConnectTimeout, Setting.egressConnectTimeout, to: &policy.connectTimeout)
         try environment.assign(egressIdleTimeout, Setting.egressIdleTimeout, to: &policy.idleTimeout)

@@ -14,9 +14,20 @@ struct DirectoryOutputArguments: ParsableArguments {
     /// Runs one job of `Job`'s kind as `JobRunner.run` does, with the primary output in the directory, and
     /// reports the result.
     func run<Job: MediaJob>(_ job: Job.Type, options: OptionValues, input: String) throws {
+        try Self.run(job, options: options, input: input, directory: output, json: json)
+    }
+
+    /// Runs one job with its primary output in `directory`, once its options parse and `prepare` (which
+    /// may make the directory) succeeds, and reports the result: the commands that declare their own
+    /// directory flags (demux, package) run the same way.
+    static func run<Job: MediaJob>(
+        _ job: Job.Type, options: OptionValues, input: String, directory: String, json: Bool,
+        prepare: () throws -> Void = {}
+    ) throws {
         let result = try JobRunner.run { context in
             let options = try Job.Options(parsing: options.values)
-            let primary = (output as NSString).appendingPathComponent(Job.primaryOutput(for: options))
+            try prepare()
+            let primary = (directory as NSString).appendingPathComponent(Job.primaryOutput(for: options))
             return try Job.run(options, inputs: JobInputFiles(["file": input]), output: primary, context: context)
         }
         try JobRunner.report(result, json: json)

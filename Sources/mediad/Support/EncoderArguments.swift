@@ -22,11 +22,10 @@ struct EncoderArguments<Job: MediaJob>: ParsableArguments {
 
     /// Adds the flags given to `values`, by option name.
     func add(to values: inout OptionValues) {
-        let named: [(String, String?)] = [
-            ("video_codec", videoCodec), ("crf", crf), ("video_bitrate", videoBitrate), ("max_bitrate", maxBitrate),
-            ("buffer_size", bufferSize), ("preset", preset), ("profile", profile), ("level", level), ("gop", gop),
-            ("bframes", bframes),
-        ]
-        for (key, value) in named { values.add(key, value) }
+        values.add([
+            "video_codec": videoCodec, "crf": crf, "video_bitrate": videoBitrate, "max_bitrate": maxBitrate,
+            "buffer_size": bufferSize, "preset": preset, "profile": profile, "level": level, "gop": gop,
+            "bframes": bframes,
+        ])
     }
 }

@@ -5,4 +5,9 @@ struct OptionValues {
     mutating func add(_ key: String, _ value: CustomStringConvertible?) {
         if let value { values[key] = value.description }
     }
+
+    /// Adds each flag that was given, by option name: a command lists its flags once, as a table.
+    mutating func add(_ named: KeyValuePairs<String, CustomStringConvertible?>) {
+        for (key, value) in named { add(key, value) }
+    }
 }

@@ -12,8 +12,6 @@ struct PictureArguments<Job: MediaJob>: ParsableArguments {
 
     /// Adds the flags given to `values`, by option name.
     func add(to values: inout OptionValues) {
-        for (key, value) in [("pixel_format", pixelFormat), ("width", width), ("height", height), ("fps", fps)] {
-            values.add(key, value)
-        }
+        values.add(["pixel_format": pixelFormat, "width": width, "height": height, "fps": fps])
     }
 }
