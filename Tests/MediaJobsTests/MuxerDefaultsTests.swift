@@ -74,7 +74,12 @@ import Testing
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
         let mehd = try #require(bytes.indices.dropLast(4).first { bytes[$0..<($0 + 4)] == Array("mehd".utf8)[...] })
         let duration = bytes[(mehd + 8)..<(mehd + 16)].reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
-        #expect((3000...3100).contains(duration), "mehd duration \(duration) (movie timescale 1000)")
+        let mvhd = try #require(bytes.indices.dropLast(4).first { bytes[$0..<($0 + 4)] == Array("mvhd".utf8)[...] })
+        let field = mvhd + (bytes[mvhd + 4] == 1 ? 24 : 16)
+        let timescale = bytes[field..<(field + 4)].reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
+        #expect(
+            (3.0...3.1).contains(Double(duration) / Double(timescale)),
+            "mehd duration \(duration) in a movie timescale of \(timescale)")
         let seek = try Command.run(
             "ffprobe", ["-v", "error", "-use_mfra_for", "pts", "-read_intervals", "2%+0.5", "-show_packets", output])
         #expect(!seek.text.isEmpty)

@@ -27,6 +27,29 @@ import Testing
         #expect(try Oracle.decodedHashes(output, streams: "0:a") == Oracle.decodedHashes(input, streams: "0:a"))
     }
 
+    /// An AAC track whose edit hides the priming ends on its last sample in every ISO copy. With the mov
+    /// muxer's millisecond movie timescale an edit of 60,413 samples (1,258.6 ms) was written as 1,258 ms,
+    /// and a reader cut the last frame to 992 of its 1,021 samples; the output now counts movie time in a
+    /// multiple of every track's timescale, so ffprobe sees every packet last as long as in the input.
+    @Test(arguments: [ContainerFormat.mp4, .mov, .m4a])
+    func anAudioEditEndsOnItsLastSample(format: ContainerFormat) throws {
+        // The fixture's own edit is exact: its movie timescale is the sample rate.
+        let input = try Fixtures.make(
+            "unrounded-edit.mp4",
+            [
+                "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=1.2586", "-c:a", "aac",
+                "-movie_timescale", "48000", "-f", "mp4",
+            ])
+        let durations = { (path: String) in try Oracle.packets(path, stream: "a:0").map { $0["duration"] as? Int } }
+        let expected = try durations(input)
+        #expect(
+            expected.last == 1021, "the fixture's last frame is not cut where the test expects: \(expected.suffix(2))")
+        let scratch = try Scratch("unrounded-edit-\(format)")
+        let (output, _) = try remux(input, to: format, in: scratch)
+        #expect(try durations(output) == expected)
+        #expect(try Oracle.decodeAudio(output) == Oracle.decodeAudio(input))
+    }
+
     /// Two audio packets on the same millisecond (a file cut and joined) used to fail the remux to MP4 with
     /// libav's "non monotonically increasing dts". The second one now goes one tick past the first, as the
     /// ffmpeg CLI puts it (every decode time is the CLI's), the job says what moved, and the decoded audio

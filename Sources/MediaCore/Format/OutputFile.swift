@@ -116,8 +116,15 @@ public final class OutputFile {
 
     public func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
 
-    /// Writes the container header with muxer `options` (e.g. `movflags`, `moov_size`).
-    public func writeHeader(options: [String: String] = [:]) throws {
+    /// Writes the container header with muxer `options` (e.g. `movflags`, `moov_size`). An ISO output
+    /// that names no `movie_timescale` gets the one that states its edits exactly (`MovieTimescale`).
+    public func writeHeader(options given: [String: String] = [:]) throws {
+        var options = given
+        if Self.isoMuxers.contains(muxerName), options["movie_timescale"] == nil,
+            let timescale = MovieTimescale.exact(for: context)
+        {
+            options["movie_timescale"] = String(timescale)
+        }
         if writebackFD >= 0 {
             writeBehind = WriteBehind(fd: writebackFD, dropBehind: !Self.readsBackWhole(options: options))
         }
