@@ -23,6 +23,8 @@ import Testing
         case mediaJobs
         /// The job store, whose records hold a kind's options.
         case store
+        /// The jobs replicas share in PostgreSQL, whose records are the store's.
+        case database
         /// HTTP, the client and the server side by side: generic, knowing no job and each not the other.
         case http
         /// The job service, scheduling, workers, egress and webhooks.
@@ -42,6 +44,7 @@ import Testing
         "CFFmpeg": .ffmpeg, "COpenSSL": .libcrypto, "CZlib": .cLibrary, "CMalloc": .cLibrary,
         "CAllocationWatch": .cLibrary, "DurableIO": .foundation, "MediadFoundation": .foundation,
         "Digests": .digests, "MediaCore": .mediaCore, "MediaJobs": .mediaJobs, "JobStore": .store,
+        "JobDatabase": .database,
         "MediadClient": .http, "MediadHTTP": .http, "MediadRuntime": .runtime, "Server": .server,
         "mediad": .command, "mediad-bench": .command, "TestSupport": .testSupport,
     ]
@@ -53,10 +56,11 @@ import Testing
         .mediaCore: [.ffmpeg, .foundation],
         .mediaJobs: [.ffmpeg, .foundation, .mediaCore],
         .store: [.foundation, .digests, .mediaCore, .mediaJobs],
+        .database: [.foundation, .mediaCore, .mediaJobs, .store],
         .http: [.cLibrary, .foundation, .digests],
-        .runtime: [.cLibrary, .foundation, .digests, .mediaCore, .mediaJobs, .store, .http],
-        .server: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .http, .runtime],
-        .command: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .http, .runtime, .server],
+        .runtime: [.cLibrary, .foundation, .digests, .mediaCore, .mediaJobs, .store, .database, .http],
+        .server: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .database, .http, .runtime],
+        .command: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .database, .http, .runtime, .server],
         .testSupport: [],
         .tests: Set(Layer.allCases).subtracting([.tests]),
     ]
@@ -91,7 +95,7 @@ import Testing
 
     @Test func httpLinksNoMediaAndNoStore() throws {
         let graph = try Self.graph.get()
-        let forbidden: Set<Layer> = [.ffmpeg, .mediaCore, .mediaJobs, .store]
+        let forbidden: Set<Layer> = [.ffmpeg, .mediaCore, .mediaJobs, .store, .database]
         for name in ["MediadHTTP", "MediadClient"] {
             let reached = graph.closure(of: name).filter { Self.layers[$0].map(forbidden.contains) ?? false }
             #expect(reached.isEmpty, "\(name) reaches \(reached.sorted())")
