@@ -73,6 +73,26 @@ import TestSupport
         }
     }
 
+    /// The attempt is the token: a replica that stalled and then claimed the same job again (its id the
+    /// same) cannot write with its old lease.
+    @Test func theAttemptFencesTheSameReplicasOldLease() async throws {
+        try await PostgresSuite.withDatabase("attempt") { database in
+            try await database.insert(DatabaseFixtures.record())
+            let old = try #require(try await database.claim(replica: "same", ttl: 1))
+            #expect(try await DatabaseFixtures.eventually { try await !database.reclaimExpired().isEmpty })
+            let new = try #require(try await database.claim(replica: "same", ttl: 600))
+            #expect(new.lease.holder == old.lease.holder && new.lease.attempt == 2)
+            var late = old.record
+            late.state = .failed
+            #expect(try await database.save(late, lease: old.lease) == false)
+            #expect(try await database.renew(old.lease, ttl: 600, progress: 0.9) == nil)
+            #expect(try await database.release(old.lease, record: late, outcome: "failed") == false)
+            let stored = try #require(try await database.load(new.lease.jobID))
+            #expect(stored.record.state == .running && stored.attempts == 2 && stored.record.progress == 0)
+            #expect(try await database.renew(new.lease, ttl: 600, progress: 0.5) != nil)
+        }
+    }
+
     @Test func expiredLeasesAreRunAgainThenInterrupted() async throws {
         try await PostgresSuite.withDatabase("expiry") { database in
             let record = DatabaseFixtures.record()
