@@ -47,7 +47,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
 
-.PHONY: deps apt-install test-deps bench-deps build release test bench bench-smoke run install clean format
+.PHONY: deps apt-install postgres-deps test-deps bench-deps build release test bench bench-smoke run install clean format
 
 ## Installs the Debian packages that are missing (libav headers, the ffmpeg/ffprobe test oracle, …).
 deps:
@@ -74,6 +74,20 @@ apt-install:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
+## PostgreSQL, for the JobDatabase tests: they make clusters of their own in temporary directories and run
+## them on free loopback ports (Tests/TestSupport/PostgresServer.swift). Installing Debian's `postgresql`
+## would also create a `main` cluster and start it on port 5432, so postgresql-common (which reads
+## createcluster.d) is installed first and told not to create one, then the server. Only when no server is
+## installed: a machine that has PostgreSQL already keeps its configuration.
+POSTGRES_NO_MAIN_CLUSTER := /etc/postgresql-common/createcluster.d/mediad-no-main-cluster.conf
+postgres-deps:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory apt-install PACKAGES="postgresql-common" && \
+		$(SUDO) mkdir -p "$(dir $(POSTGRES_NO_MAIN_CLUSTER))" && \
+		echo "create_main_cluster = false" | $(SUDO) tee "$(POSTGRES_NO_MAIN_CLUSTER)" >/dev/null && \
+		$(MAKE) --no-print-directory apt-install PACKAGES="postgresql"; \
+	fi
+
 ## Installs the Debian tools the tests call and the Python packages of the API tests (openapi_check.py and
 ## response_check.py validate the spec and live responses, http_lint.py lints live responses,
 ## SchemathesisTests runs schemathesis against a live server, console_browser.py drives Chromium with
@@ -81,6 +95,7 @@ apt-install:
 ## for the user instead.
 test-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
+	@$(MAKE) --no-print-directory postgres-deps
 	@python3 -c 'import openapi_spec_validator, jsonschema, yaml, importlib.metadata as m; \
 		assert m.version("schemathesis") == "$(SCHEMATHESIS_VERSION)"; \
 		assert m.version("httplint") == "$(HTTPLINT_VERSION)"; \

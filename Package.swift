@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -44,6 +45,18 @@ let package = Package(
         // The store: job records (which hold a kind's options) on the file system.
         .target(
             name: "JobStore", dependencies: ["MediaCore", "MediaJobs", "DurableIO", "Digests", "MediadFoundation"]),
+        // The database replicas share: job records, the queue and leases in PostgreSQL.
+        .target(
+            name: "JobDatabase",
+            dependencies: [
+                "JobStore", "MediaJobs", "MediadFoundation",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // HTTP, client and server: generic, knowing no job, linking no FFmpeg.
         .target(
             name: "MediadClient",
@@ -119,6 +132,14 @@ let package = Package(
             exclude: ["aws-sigv4-suite", "botocore_sign.py"]),
         .testTarget(
             name: "JobStoreTests", dependencies: ["JobStore", "MediaJobs", "DurableIO", "Digests", "TestSupport"]),
+        .testTarget(
+            name: "JobDatabaseTests",
+            dependencies: [
+                "JobDatabase", "JobStore", "MediaJobs", "TestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "ServerTests",
             dependencies: [

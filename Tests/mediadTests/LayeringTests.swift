@@ -23,10 +23,12 @@ import Testing
         case mediaJobs
         /// The job store, whose records hold a kind's options.
         case store
+        /// The jobs replicas share in PostgreSQL, whose records are the store's.
+        case database
         /// HTTP, the client and the server side by side: generic, knowing no job and each not the other.
         case http
-        /// Backends replicas share beside the filesystem: object storage (S3 API).
-        case backend
+        /// The media replicas share through the S3 API, and its signing.
+        case objectStorage
         /// The job service, scheduling, workers, egress and webhooks.
         case runtime
         /// The HTTP API's handlers over the runtime.
@@ -44,7 +46,8 @@ import Testing
         "CFFmpeg": .ffmpeg, "COpenSSL": .libcrypto, "CZlib": .cLibrary, "CMalloc": .cLibrary,
         "CAllocationWatch": .cLibrary, "DurableIO": .foundation, "MediadFoundation": .foundation,
         "Digests": .digests, "MediaCore": .mediaCore, "MediaJobs": .mediaJobs, "JobStore": .store,
-        "MediadClient": .http, "MediadHTTP": .http, "ObjectStorage": .backend, "MediadRuntime": .runtime, "Server": .server,
+        "JobDatabase": .database, "MediadClient": .http, "MediadHTTP": .http, "ObjectStorage": .objectStorage,
+        "MediadRuntime": .runtime, "Server": .server,
         "mediad": .command, "mediad-bench": .command, "TestSupport": .testSupport,
     ]
 
@@ -55,11 +58,16 @@ import Testing
         .mediaCore: [.ffmpeg, .foundation],
         .mediaJobs: [.ffmpeg, .foundation, .mediaCore],
         .store: [.foundation, .digests, .mediaCore, .mediaJobs],
+        .database: [.foundation, .mediaCore, .mediaJobs, .store],
         .http: [.cLibrary, .foundation, .digests],
-        .backend: [.foundation, .digests, .store, .http],
-        .runtime: [.cLibrary, .foundation, .digests, .mediaCore, .mediaJobs, .store, .http, .backend],
-        .server: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .http, .backend, .runtime],
-        .command: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .http, .backend, .runtime, .server],
+        .objectStorage: [.foundation, .digests, .http],
+        .runtime: [
+            .cLibrary, .foundation, .digests, .mediaCore, .mediaJobs, .store, .database, .http, .objectStorage,
+        ],
+        .server: [.foundation, .digests, .mediaCore, .mediaJobs, .store, .database, .http, .objectStorage, .runtime],
+        .command: [
+            .foundation, .digests, .mediaCore, .mediaJobs, .store, .database, .http, .objectStorage, .runtime, .server,
+        ],
         .testSupport: [],
         .tests: Set(Layer.allCases).subtracting([.tests]),
     ]
@@ -94,7 +102,7 @@ import Testing
 
     @Test func httpLinksNoMediaAndNoStore() throws {
         let graph = try Self.graph.get()
-        let forbidden: Set<Layer> = [.ffmpeg, .mediaCore, .mediaJobs, .store]
+        let forbidden: Set<Layer> = [.ffmpeg, .mediaCore, .mediaJobs, .store, .database]
         for name in ["MediadHTTP", "MediadClient"] {
             let reached = graph.closure(of: name).filter { Self.layers[$0].map(forbidden.contains) ?? false }
             #expect(reached.isEmpty, "\(name) reaches \(reached.sorted())")

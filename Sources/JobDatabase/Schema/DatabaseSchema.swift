@@ -1,0 +1,97 @@
+/// The tables mediad keeps in PostgreSQL, as an ordered list of migrations: migration `n` (1-based) brings
+/// the schema from version `n - 1` to `n`, and `mediad_schema` holds one row per version applied.
+///
+/// A migration is only ever appended, never edited once released: a database is at the version of the
+/// newest mediad that started on it, and an older mediad refuses it (`database_schema_too_new`) rather
+/// than read tables it does not know.
+public enum DatabaseSchema {
+    /// The newest version this build knows.
+    public static var version: Int { migrations.count }
+
+    /// The table of applied versions; created before any migration, under the same lock.
+    static let versionTable = """
+        CREATE TABLE IF NOT EXISTS mediad_schema (
+            version integer PRIMARY KEY,
+            applied_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+
+    /// The key of the advisory lock migrations are applied under ("mediad" and 1), so that replicas starting
+    /// together apply each migration once, one after the other.
+    static let lockKey: Int64 = 0x6D65_6469_6164_0001
+
+    /// Each migration's statements, run in one transaction.
+    static let migrations: [[String]] = [
+        // 1: jobs with their queue and leases, and the runs of each job.
+        [
+            // The record is the `JobRecord` JSON; the columns beside it are what queries select and order on,
+            // and the lease (holder, lease_expires, attempts: the attempt being the fencing token).
+            """
+            CREATE TABLE jobs (
+                id text PRIMARY KEY,
+                record jsonb NOT NULL,
+                state text NOT NULL,
+                kind text NOT NULL,
+                owner text,
+                created_at timestamptz NOT NULL,
+                queued_at timestamptz,
+                holder text,
+                lease_expires timestamptz,
+                attempts integer NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                cancel_requested boolean NOT NULL DEFAULT false,
+                progress double precision NOT NULL DEFAULT 0,
+                progress_notified_at timestamptz,
+                updated_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            // The queue: the oldest queued job first, as the file system's scheduler takes them.
+            "CREATE INDEX jobs_queue ON jobs (created_at, id) WHERE state = 'queued'",
+            // Leases that may have expired.
+            "CREATE INDEX jobs_leases ON jobs (lease_expires) WHERE state = 'running'",
+            // The job list, newest first, by keyset on (created_at, id), whole or by state or owner.
+            "CREATE INDEX jobs_listing ON jobs (created_at DESC, id DESC)",
+            "CREATE INDEX jobs_listing_by_state ON jobs (state, created_at DESC, id DESC)",
+            "CREATE INDEX jobs_listing_by_owner ON jobs (owner, created_at DESC, id DESC)",
+            // One row per attempt: who ran it, when, and how it ended (null while under way, or when its
+            // replica died and the job was taken over).
+            """
+            CREATE TABLE runs (
+                job_id text NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+                attempt integer NOT NULL,
+                replica text NOT NULL,
+                started_at timestamptz NOT NULL,
+                ended_at timestamptz,
+                outcome text,
+                PRIMARY KEY (job_id, attempt)
+            )
+            """,
+            // Every write notifies, whoever makes it: `queuedChannel` when a job enters the queue,
+            // `changedChannel` when its record, holder, attempt or cancel request changes, or it is deleted,
+            // and when a renewal reports progress (which the renewal stamps at most once a second).
+            """
+            CREATE FUNCTION mediad_jobs_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'DELETE' THEN
+                    PERFORM pg_notify('\(JobDatabase.changedChannel)', OLD.id);
+                    RETURN NULL;
+                END IF;
+                IF NEW.state = 'queued' AND (TG_OP = 'INSERT' OR OLD.state <> 'queued') THEN
+                    PERFORM pg_notify('\(JobDatabase.queuedChannel)', NEW.id);
+                END IF;
+                IF TG_OP = 'UPDATE' AND (NEW.record IS DISTINCT FROM OLD.record
+                    OR NEW.holder IS DISTINCT FROM OLD.holder OR NEW.attempts <> OLD.attempts
+                    OR NEW.cancel_requested <> OLD.cancel_requested
+                    OR NEW.progress_notified_at IS DISTINCT FROM OLD.progress_notified_at) THEN
+                    PERFORM pg_notify('\(JobDatabase.changedChannel)', NEW.id);
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER jobs_notify AFTER INSERT OR UPDATE OR DELETE ON jobs
+            FOR EACH ROW EXECUTE FUNCTION mediad_jobs_notify()
+            """,
+        ]
+    ]
+}
