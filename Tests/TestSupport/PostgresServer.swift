@@ -121,6 +121,11 @@ public final class PostgresServer: @unchecked Sendable {
     ///
     /// Spawned and reaped here rather than through `Command`: `pg_ctl start` leaves the postmaster running,
     /// and waiting on it through Foundation's `Process` did not return once pg_ctl had exited.
+    ///
+    /// The child keeps only its standard descriptors (`closefrom` 3). Tests run in parallel, and a postmaster
+    /// that inherited the write end of another test's pipe (a `psql` or `ffmpeg` that `Command` is reading)
+    /// would hold it open for its whole life: that reader never saw the end of its output, and whole suites
+    /// hung until the run was over.
     private func runAsOwner(_ arguments: [String]) throws {
         let program = [binaries + "/" + arguments[0]] + arguments.dropFirst()
         let argv = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + program : program
@@ -130,6 +135,7 @@ public final class PostgresServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, directory + "/commands.log", O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         var pointers = argv.map { strdup($0) }
         defer { pointers.forEach { free($0) } }
         pointers.append(nil)

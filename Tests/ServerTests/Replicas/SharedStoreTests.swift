@@ -196,6 +196,21 @@ import Testing
         #expect(try Self.invalidMedia([good, truncated, good, noise]) == [truncated, noise])
     }
 
+    /// A run taken over from a stalled replica ends `lost` when that replica learns of it, after the next
+    /// run started: that is no overlap. The same times with the first run ending otherwise are one.
+    @Test func runLogCheckTakesALostRunsEndAsTheTakeover() throws {
+        let scratch = try Scratch("runs-lost")
+        for (outcome, overlaps) in [("lost", false), ("failed", true)] {
+            let lines = [
+                "a 1 2026-01-01T00:00:00.000Z start", "b 2 2026-01-01T00:00:07.000Z start",
+                "a 1 2026-01-01T00:00:07.400Z end \(outcome)", "b 2 2026-01-01T00:00:09.000Z end succeeded",
+            ]
+            let path = try scratch.write("runs-\(outcome)", Array((lines.joined(separator: "\n") + "\n").utf8))
+            let problems = try RunLog(path: path).problems(killed: "none", killedAt: Date(timeIntervalSince1970: 0))
+            #expect(problems.contains { $0.contains("overlaps") } == overlaps, "\(outcome): \(problems)")
+        }
+    }
+
     /// The run-log check can fail: overlapping runs, a second end, and a run left open by a replica that
     /// was not killed are each reported.
     @Test func runLogCheckFindsViolations() throws {
