@@ -135,7 +135,7 @@ public final class PostgresServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, directory + "/commands.log", O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        guard closeFrom(&actions, 3) == 0 else { throw Failure("posix_spawn_file_actions_addclosefrom_np failed") }
         var pointers = argv.map { strdup($0) }
         defer { pointers.forEach { free($0) } }
         pointers.append(nil)
@@ -186,3 +186,9 @@ public final class PostgresServer: @unchecked Sendable {
         public init(_ description: String) { self.description = description }
     }
 }
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later): the child closes every descriptor from
+/// `from` up. spawn.h declares it only under `__USE_MISC`, which the Swift overlay of Glibc leaves out, so it is
+/// named here by its symbol; its arguments are plain C types.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func closeFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
