@@ -109,9 +109,12 @@ extension S3Client {
                 Request(
                     method: .GET, key: nil, query: [("uploads", ""), ("prefix", location.prefix + prefix)] + markers,
                     operation: "list uploads under \(location.prefix + prefix)"))
-            guard let listing = try? S3XML.parse(response.body), listing.name == "ListMultipartUploadsResult" else {
+            let listing = try? S3XML.parse(response.body)
+            guard let listing, listing.name == "ListMultipartUploadsResult" else {
+                let what = listing.map { "a <\($0.name)> document" } ?? "\(response.body.count) bytes of no XML"
                 throw S3Error(
-                    code: "InvalidResponse", status: response.status, message: "list uploads: not a listing")
+                    code: "InvalidResponse", status: response.status,
+                    message: "list uploads: the answer is \(what), not a listing")
             }
             for upload in listing.children("Upload") {
                 guard let key = upload.text(of: "Key"), let id = upload.text(of: "UploadId"),
