@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -25,6 +26,11 @@ struct S3XML: Sendable, Equatable {
 
     struct Malformed: Error {}
 
+    /// Held while a document is parsed. On Linux `XMLParser` runs on libxml2, whose set-up on first use is
+    /// not safe to race (2.9 asks for `xmlInitParser` once, before threads parse), and requests finish on
+    /// many threads at once; S3's documents are small, so one at a time costs nothing.
+    private static let parsing = Mutex(())
+
     /// The document's root element; `Malformed` when `bytes` is not well-formed XML.
     static func parse(_ bytes: [UInt8]) throws -> S3XML {
         let builder = Builder()
@@ -32,7 +38,8 @@ struct S3XML: Sendable, Equatable {
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder
-        guard parser.parse(), let root = builder.root else { throw Malformed() }
+        let parsed = parsing.withLock { _ in parser.parse() }
+        guard parsed, let root = builder.root else { throw Malformed() }
         return root
     }
 
