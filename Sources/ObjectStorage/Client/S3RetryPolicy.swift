@@ -16,7 +16,7 @@ public struct S3RetryPolicy: Sendable, Equatable {
     }
 
     /// The wait after the `failed`-th failed attempt (1 for the first).
-    func delay(afterAttempt failed: Int) -> Duration {
+    public func delay(afterAttempt failed: Int) -> Duration {
         let ceiling = min(maxDelay, baseDelay * (1 << min(failed - 1, 20)))
         let nanoseconds = ceiling.components.seconds * 1_000_000_000 + ceiling.components.attoseconds / 1_000_000_000
         return .nanoseconds(Int64.random(in: 0...max(0, nanoseconds)))
