@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -26,20 +25,17 @@ struct S3XML: Sendable, Equatable {
 
     struct Malformed: Error {}
 
-    /// Held while a document is parsed. On Linux `XMLParser` runs on libxml2, whose set-up on first use is
-    /// not safe to race (2.9 asks for `xmlInitParser` once, before threads parse), and requests finish on
-    /// many threads at once; S3's documents are small, so one at a time costs nothing.
-    private static let parsing = Mutex(())
-
     /// The document's root element; `Malformed` when `bytes` is not well-formed XML.
+    ///
+    /// Each call has a parser of its own, and Foundation sets libxml2 up once (`xmlInitParser` behind a
+    /// `dispatch_once` in `XMLParser`'s initialiser), so requests finishing on many threads parse at once.
     static func parse(_ bytes: [UInt8]) throws -> S3XML {
         let builder = Builder()
         let parser = XMLParser(data: Data(bytes))
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder
-        let parsed = parsing.withLock { _ in parser.parse() }
-        guard parsed, let root = builder.root else { throw Malformed() }
+        guard parser.parse(), let root = builder.root else { throw Malformed() }
         return root
     }
 
