@@ -81,7 +81,14 @@ let package = Package(
             ]
         ),
         // Backends that replicas share: object storage through the S3 API (signed with SigV4).
-        .target(name: "ObjectStorage", dependencies: ["Digests", "MediadFoundation"]),
+        .target(
+            name: "ObjectStorage",
+            dependencies: [
+                "Digests", "MediadFoundation", "MediadClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The runtime (job service, scheduling, workers, webhooks) and the server's handlers above it.
         .target(
             name: "MediadRuntime",
@@ -128,7 +135,10 @@ let package = Package(
         .testTarget(name: "MediaJobsTests", dependencies: ["MediaCore", "MediaJobs", "CFFmpeg", "TestSupport"]),
         .testTarget(name: "mediadTests", dependencies: ["TestSupport"]),
         .testTarget(
-            name: "ObjectStorageTests", dependencies: ["ObjectStorage", "TestSupport"],
+            name: "ObjectStorageTests",
+            dependencies: [
+                "ObjectStorage", "MediadClient", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+            ],
             exclude: ["aws-sigv4-suite", "botocore_sign.py"]),
         .testTarget(
             name: "JobStoreTests", dependencies: ["JobStore", "MediaJobs", "DurableIO", "Digests", "TestSupport"]),

@@ -145,11 +145,14 @@ public struct HTTPClient: Sendable {
                         try await sendBody(body, outbound)
                         try await outbound.write(.end(nil))
                     } catch {
-                        // A server may answer and close before taking the whole body: its answer wins. With no
-                        // answer, a write refused because the connection closed gives the reason it closed.
+                        // A server may answer and close before taking the whole body: its answer wins, and its
+                        // body goes where any other answer's would (to `sink` when given). A request without a
+                        // body is complete once its head is out, so a quick server's answer and close can come
+                        // before the end is written: that is this path too, not an edge of it. With no answer,
+                        // a write refused because the connection closed gives the reason it closed.
                         do {
                             return try await readResponse(
-                                &parts, early: nil, maxBody: maxBody, onHead: onHead, sink: nil)
+                                &parts, early: nil, maxBody: maxBody, onHead: onHead, sink: sink)
                         } catch let reason {
                             throw (error as? ChannelError) == .ioOnClosedChannel ? reason : error
                         }

@@ -3,6 +3,9 @@ import Foundation
 /// A webhook receiver on loopback for the tests: a plain socket server on its own thread that reads each
 /// HTTP/1.1 request (head and `Content-Length` body), keeps it, and answers with the status the test
 /// chose for that request's number. Call `stop()` when done.
+///
+/// Not `readingBodies`, it answers from the head alone and then holds the connection without reading
+/// further, as a server that refuses a request from its head does, until `stop()`.
 final class WebhookReceiver: @unchecked Sendable {
     // `requests`, `statuses`, `serving` and `stopping` are guarded by `lock`. The listening socket is closed once, by `stop()`, and
     // only after the serving thread has left `accept`: closing it earlier would free the descriptor number
@@ -22,13 +25,15 @@ final class WebhookReceiver: @unchecked Sendable {
     private let listener: Int32
     private let served = DispatchSemaphore(value: 0)
     private let accepting: Bool
+    private let readingBodies: Bool
     let port: Int
 
     /// `statuses[n]` answers the n-th request; requests past the list get its last status. Not
     /// `accepting`, the socket listens (connections open) but no request is ever read or answered.
-    init(statuses: [Int], accepting: Bool = true) throws {
+    init(statuses: [Int], accepting: Bool = true, readingBodies: Bool = true) throws {
         self.statuses = statuses
         self.accepting = accepting
+        self.readingBodies = readingBodies
         (listener, port) = try LoopbackListener.listeningSocket()
         if accepting {
             Thread { [self] in
@@ -84,7 +89,7 @@ final class WebhookReceiver: @unchecked Sendable {
             let parts = line.split(separator: ":", maxSplits: 1)
             if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
         }
-        let length = Int(headers["content-length"] ?? "0") ?? 0
+        let length = readingBodies ? Int(headers["content-length"] ?? "0") ?? 0 : 0
         while data.count - headEnd.upperBound < length { guard readMore() else { return } }
         let body = data[headEnd.upperBound..<(headEnd.upperBound + length)]
         let target = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? ""
@@ -95,6 +100,13 @@ final class WebhookReceiver: @unchecked Sendable {
         }
         let response = "HTTP/1.1 \(status) Test\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
         _ = response.withCString { write(client, $0, strlen($0)) }
+        if !readingBodies {
+            // The answer is complete (the write side ends); the rest of the body stays unread until `stop()`
+            // shuts the connection down, which wakes this poll.
+            shutdown(client, Int32(SHUT_WR))
+            var held = pollfd(fd: client, events: 0, revents: 0)
+            while poll(&held, 1, -1) < 0 && errno == EINTR {}
+        }
     }
 
     /// Stops listening and waits for the serving thread to end, then closes the socket. A connection being

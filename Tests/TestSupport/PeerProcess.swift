@@ -2,13 +2,13 @@ import Foundation
 
 /// A helper server the tests talk to (Python's http.server, SeaweedFS), started as a child process that
 /// prints its port as its first line, and stopped by its PID with `stop()` (or when released).
-final class PeerProcess: @unchecked Sendable {
+public final class PeerProcess: @unchecked Sendable {
     // Immutable after init; `stop()` is called from the test's thread only.
     private let process = Process()
-    let port: Int
+    public let port: Int
 
     /// Runs `executable` (looked up on PATH) with `arguments`; its stderr goes to `logFile` when given.
-    init(_ executable: String, _ arguments: [String], logFile: String? = nil) throws {
+    public init(_ executable: String, _ arguments: [String], logFile: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [executable] + arguments
         let output = Pipe()
@@ -35,17 +35,19 @@ final class PeerProcess: @unchecked Sendable {
         self.port = port
     }
 
-    /// A Python script of this folder's `Peers/`, run with `arguments`.
-    static func script(_ name: String, _ arguments: [String], logFile: String? = nil) throws -> PeerProcess {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/" + name)
+    /// A Python script of `Tests/ServerTests/Peers/`, run with `arguments` (the peers live beside the server
+    /// tests, which use most of them; the object storage tests share the S3 one).
+    public static func script(_ name: String, _ arguments: [String], logFile: String? = nil) throws -> PeerProcess {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("ServerTests/Peers/" + name)
         return try PeerProcess("python3", [path.path] + arguments, logFile: logFile)
     }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
     /// Kills the peer (SIGKILL: a child inherits the test process's signal mask, in which SIGTERM may be
     /// blocked) and waits for it.
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -53,8 +55,8 @@ final class PeerProcess: @unchecked Sendable {
 
     deinit { stop() }
 
-    struct PeerError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
+    public struct PeerError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
     }
 }

@@ -1,0 +1,131 @@
+import MediadClient
+import NIOHTTP1
+
+/// Multipart uploads: an object sent as numbered parts (each at least 5 MiB but the last), which the
+/// store assembles on completion. Large media goes up this way so that a failed part is sent again alone.
+///
+/// An upload that is neither completed nor aborted keeps its parts (and costs storage) until aborted:
+/// `listMultipartUploads` finds such leftovers.
+extension S3Client {
+    /// A part that was stored: its number (1 to 10000) and the ETag the store gave it.
+    public struct Part: Sendable, Equatable {
+        public var number: Int
+        public var etag: String
+
+        public init(number: Int, etag: String) {
+            self.number = number
+            self.etag = etag
+        }
+    }
+
+    /// An upload in progress: its key (relative to the prefix) and id.
+    public struct Upload: Sendable, Equatable {
+        public var key: String
+        public var uploadID: String
+
+        public init(key: String, uploadID: String) {
+            self.key = key
+            self.uploadID = uploadID
+        }
+    }
+
+    /// Starts an upload of `key` and returns its id.
+    public func createMultipartUpload(_ key: String, contentType: String? = nil) async throws -> String {
+        let headers: [(name: String, value: String)] = contentType.map { [("Content-Type", $0)] } ?? []
+        let response = try await send(
+            Request(
+                method: .POST, key: try location.objectKey(key), query: [("uploads", "")],
+                headers: headers, operation: "create upload of \(key)"))
+        guard let id = try? S3XML.parse(response.body).text(of: "UploadId"), !id.isEmpty else {
+            throw S3Error(
+                code: "InvalidResponse", status: response.status,
+                message: "create upload of \(key): the answer names no UploadId")
+        }
+        return id
+    }
+
+    /// Stores part `number` of the upload and returns its ETag, which `completeMultipartUpload` needs.
+    /// With `sha256Hex`, the store checks the part against it.
+    public func uploadPart(
+        _ key: String, uploadID: String, number: Int, body: HTTPClient.Body, sha256Hex: String? = nil
+    ) async throws -> String {
+        guard (1...10_000).contains(number) else {
+            throw S3Error(
+                code: "InvalidPartNumber", status: nil, message: "part numbers run from 1 to 10000: \(number)")
+        }
+        let response = try await send(
+            Request(
+                method: .PUT, key: try location.objectKey(key),
+                query: [("partNumber", String(number)), ("uploadId", uploadID)], body: body,
+                payloadHash: sha256Hex ?? SigV4Signer.unsignedPayload, operation: "PUT part \(number) of \(key)"))
+        guard let etag = response.headers.first(name: "ETag") else {
+            throw S3Error(
+                code: "InvalidResponse", status: response.status,
+                message: "PUT part \(number) of \(key): the answer has no ETag")
+        }
+        return etag
+    }
+
+    /// Assembles `parts` (in number order) into the object and returns its ETag. S3 may answer 200 and
+    /// report a failure in the body, which is an `S3Error` here like any other.
+    @discardableResult
+    public func completeMultipartUpload(_ key: String, uploadID: String, parts: [Part]) async throws -> String {
+        let list = parts.sorted { $0.number < $1.number }.map {
+            "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(S3XML.escaped($0.etag))</ETag></Part>"
+        }
+        let document = Array(("<CompleteMultipartUpload>" + list.joined() + "</CompleteMultipartUpload>").utf8)
+        let operation = "complete upload of \(key)"
+        let response = try await send(
+            Request(
+                method: .POST, key: try location.objectKey(key), query: [("uploadId", uploadID)],
+                headers: [("Content-Type", "application/xml")], body: .bytes(document),
+                payloadHash: SigV4Signer.sha256Hex(document), operation: operation))
+        let answer = try? S3XML.parse(response.body)
+        if answer?.name == "Error" {
+            throw S3Error.response(status: response.status, body: response.body, operation: operation)
+        }
+        guard let etag = answer?.text(of: "ETag") else {
+            throw S3Error(
+                code: "InvalidResponse", status: response.status, message: "\(operation): no ETag in the answer")
+        }
+        return etag
+    }
+
+    /// Drops the upload and its parts.
+    public func abortMultipartUpload(_ key: String, uploadID: String) async throws {
+        _ = try await send(
+            Request(
+                method: .DELETE, key: try location.objectKey(key), query: [("uploadId", uploadID)],
+                operation: "abort upload of \(key)"))
+    }
+
+    /// The uploads in progress whose keys start with `prefix` (relative to the location's prefix), every
+    /// page of the listing.
+    public func listMultipartUploads(prefix: String = "") async throws -> [Upload] {
+        var uploads: [Upload] = []
+        var markers: [(name: String, value: String)] = []
+        while true {
+            let response = try await send(
+                Request(
+                    method: .GET, key: nil, query: [("uploads", ""), ("prefix", location.prefix + prefix)] + markers,
+                    operation: "list uploads under \(location.prefix + prefix)"))
+            let listing = try? S3XML.parse(response.body)
+            guard let listing, listing.name == "ListMultipartUploadsResult" else {
+                let what = listing.map { "a <\($0.name)> document" } ?? "\(response.body.count) bytes of no XML"
+                throw S3Error(
+                    code: "InvalidResponse", status: response.status,
+                    message: "list uploads: the answer is \(what), not a listing")
+            }
+            for upload in listing.children("Upload") {
+                guard let key = upload.text(of: "Key"), let id = upload.text(of: "UploadId"),
+                    key.hasPrefix(location.prefix)
+                else { continue }
+                uploads.append(Upload(key: String(key.dropFirst(location.prefix.count)), uploadID: id))
+            }
+            guard listing.text(of: "IsTruncated") == "true", let key = listing.text(of: "NextKeyMarker") else {
+                return uploads
+            }
+            markers = [("key-marker", key), ("upload-id-marker", listing.text(of: "NextUploadIdMarker") ?? "")]
+        }
+    }
+}
