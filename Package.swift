@@ -93,7 +93,8 @@ let package = Package(
         .target(
             name: "MediadRuntime",
             dependencies: [
-                "MediaCore", "MediaJobs", "JobStore", "MediadClient", "Digests", "MediadFoundation", "CAllocationWatch",
+                "MediaCore", "MediaJobs", "JobStore", "JobDatabase", "MediadClient", "Digests", "MediadFoundation",
+                "CAllocationWatch",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -105,8 +106,8 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "MediaCore", "MediaJobs", "JobStore", "MediadClient", "MediadHTTP", "MediadRuntime", "Digests",
-                "MediadFoundation",
+                "MediaCore", "MediaJobs", "JobStore", "JobDatabase", "MediadClient", "MediadHTTP", "MediadRuntime",
+                "Digests", "MediadFoundation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -123,7 +124,8 @@ let package = Package(
         .executableTarget(
             name: "mediad",
             dependencies: [
-                "MediaCore", "MediaJobs", "JobStore", "Server", "MediadClient", "MediadHTTP", "MediadRuntime",
+                "MediaCore", "MediaJobs", "JobStore", "JobDatabase", "Server", "MediadClient", "MediadHTTP",
+                "MediadRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

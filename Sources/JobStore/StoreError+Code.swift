@@ -29,6 +29,8 @@ extension StoreError {
         public static let corruptRecord = Code(rawValue: "corrupt_record")
         /// In a shared store, another replica took over the job this one was about to save.
         public static let leaseLost = Code(rawValue: "lease_lost")
+        /// The database that holds the replicas' jobs (`--database`) cannot be used now.
+        public static let storeUnavailable = Code(rawValue: "store_unavailable")
         /// Another server holds the data directory's `StoreLock`.
         public static let storeInUse = Code(rawValue: "store_in_use")
         /// Another request is writing to the tus upload.

@@ -1,4 +1,5 @@
 import Foundation
+import JobDatabase
 import JobStore
 import Logging
 import MediadHTTP
@@ -31,13 +32,14 @@ public enum MediadServer {
         JobLog.install(
             verbose: ProcessInfo.processInfo.environment["MEDIAD_LOG"] == "verbose",
             unattributed: Logger(label: "mediad.libav"))
+        let database = try await openDatabase(configuration, logger: logger)
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers,
             maxFetches: configuration.maxFetches, maxQueued: configuration.maxQueued,
             isolation: configuration.isolation,
             storage: StorageLedger.Limits(
                 quota: configuration.quota, maxPendingUploads: configuration.maxPendingUploads),
-            replicas: configuration.replicas,
+            replicas: configuration.replicas, database: database,
             fetcher: try configuration.egress.isEnabled
                 ? InputFetcher(
                     policy: configuration.egress, store: store, threadPool: threadPool,
@@ -87,8 +89,22 @@ public enum MediadServer {
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        await database?.close()
         logger.info("stopped")
         withExtendedLifetime(lock) {}
+    }
+
+    /// The replicas' database, its schema migrated, when `--database` names one. A database that cannot be
+    /// used is a configuration error of one line (`DatabaseError` names what is wrong), never a hang.
+    private static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws
+        -> JobDatabase?
+    {
+        guard let settings = configuration.database else { return nil }
+        do {
+            return try await JobDatabase.open(settings, logger: Logger(label: "mediad.database"))
+        } catch let error as DatabaseError {
+            throw ServerConfiguration.Invalid(description: error.description)
+        }
     }
     /// The HTTP server listening on the configured address; an address in use is a configuration error that
     /// says which setting changes it.

@@ -1,4 +1,5 @@
 import Foundation
+import JobDatabase
 import Logging
 import MediadHTTP
 import MediadRuntime
@@ -74,6 +75,9 @@ public struct ServerConfiguration: Sendable {
     public var logLevel = Logger.Level.info
     /// Shared-store mode for several replicas on one data directory; nil for a single server (the default).
     public var replicas: ReplicaSettings? = nil
+    /// The PostgreSQL database that replicas share their jobs through (`--database`); with it, `replicas`
+    /// is set too. Nil: the data directory holds the jobs.
+    public var database: DatabaseSettings? = nil
     /// Job-end callbacks (`callback_url`): secret, allowed hosts, retries.
     public var webhooks = WebhookSettings()
     /// What URL inputs may be fetched from (`--egress-allow`) and how; empty: URL inputs are off.

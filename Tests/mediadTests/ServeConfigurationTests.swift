@@ -36,7 +36,9 @@ import Testing
 
     /// `--max-upload` → `MEDIAD_MAX_UPLOAD`.
     static func environmentVariable(_ flag: String) -> String {
-        "MEDIAD_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_")
+        // The database's URL goes by the name such URLs usually have.
+        if flag == "--database" { return "MEDIAD_DATABASE_URL" }
+        return "MEDIAD_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_")
     }
 
     /// `mediad serve` on a free port and a scratch data directory, with `environment` set.
@@ -73,6 +75,7 @@ import Testing
         (["MEDIAD_QUOTA": "lots"], "--quota must be a size"),
         (["MEDIAD_MAX_PENDING_UPLOADS": "0"], "--max-pending-uploads must be an integer from 1 to 100000"),
         (["MEDIAD_LOG_FORMAT": "xml"], "--log-format must be text or json, not 'xml'"),
+        (["MEDIAD_DATABASE_URL": "mysql://db/mediad"], "--database: invalid_database_url"),
         (["MEDIAD_ISOLATION": "thread"], "--isolation must be process or none"),
         (["MEDIAD_SHARED_STORE": "1", "MEDIAD_LEASE_TTL": "soon"], "--lease-ttl must be a duration"),
         (["MEDIAD_SHARED_STORE": "maybe"], "MEDIAD_SHARED_STORE must be 1 or 0"),

@@ -1,4 +1,5 @@
 import Foundation
+import JobDatabase
 import JobStore
 import Logging
 import MediaCore
@@ -21,6 +22,8 @@ package actor JobService {
         case available
         case full(retryAfter: Int)
         case shuttingDown
+        /// The database that coordinates the replicas cannot be reached.
+        case unavailable(retryAfter: Int)
     }
 
     package let store: JobStore
@@ -42,7 +45,8 @@ package actor JobService {
     /// The runs under way here.
     let runs: RunTracker
     /// Whether `records` holds every job as it is (false in a shared store, where other replicas change
-    /// records on disk), readable without a hop to this actor.
+    /// records on disk; true with a database, whose notifications keep it current), readable without a hop
+    /// to this actor.
     package nonisolated let indexIsComplete: Bool
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
     private(set) var accepting = true
@@ -50,13 +54,15 @@ package actor JobService {
     /// Fetches URL inputs (`input_url`) when a run starts; nil when the server allows no egress.
     let fetcher: InputFetcher?
 
-    /// With `replicas` set, the service shares `store` with other replicas (`LeaseScheduler`); `fetcher`
+    /// With `replicas` set, the service shares `store` with other replicas (`LeaseScheduler`), and with
+    /// `database` too, shares its jobs through that database (`DatabaseScheduler`); `fetcher`
     /// fetches URL inputs, at most `maxFetches` jobs' at once; `outputLink` is the API's download url of an
     /// output; `storage` bounds what each owner stores.
     package init(
         store: JobStore, threadPool: NIOThreadPool, workers: Int, maxFetches: Int = 4, maxQueued: Int,
         isolation: IsolationSettings, storage: StorageLedger.Limits = StorageLedger.Limits(),
-        replicas: ReplicaSettings? = nil, fetcher: InputFetcher? = nil, outputLink: @escaping OutputLink
+        replicas: ReplicaSettings? = nil, database: JobDatabase? = nil, fetcher: InputFetcher? = nil,
+        outputLink: @escaping OutputLink
     ) {
         self.fetcher = fetcher
         self.store = store
@@ -66,7 +72,11 @@ package actor JobService {
         ledger = StorageLedger(limits: storage, jobs: records, watermark: store.watermark)
         runs = RunTracker(
             RunDispatcher(store: store, isolation: isolation, ledger: ledger), workers: workers, fetchers: maxFetches)
-        if let replicas {
+        if let replicas, let database {
+            let scheduler = DatabaseScheduler(replicas, database: database)
+            self.scheduler = scheduler
+            coordination = scheduler
+        } else if let replicas {
             let leases = LeaseScheduler(replicas, store: store)
             scheduler = leases
             coordination = leases
@@ -74,7 +84,7 @@ package actor JobService {
             scheduler = LocalScheduler()
             coordination = nil
         }
-        indexIsComplete = coordination == nil
+        indexIsComplete = coordination?.keepsIndexCurrent ?? true
     }
 
     /// Loads every job from the store, recovers interrupted ones, and starts running jobs.
@@ -108,14 +118,24 @@ package actor JobService {
 
     package func capacity() -> Capacity {
         guard accepting else { return .shuttingDown }
+        if let coordination, !coordination.isReachable { return .unavailable(retryAfter: 5) }
         return scheduler.queuedCount(self) >= maxQueued ? .full(retryAfter: 5) : .available
     }
 
     /// Adds a job whose directory the store has created. On a shared store, a rescan may have found that
     /// directory before this call and a claim pass may already run the job here: the index's record is
     /// then the newer one (one more attempt, this replica's), and replacing it would have the run's end
-    /// saved over a record that never started.
-    package func enqueue(_ record: JobRecord) {
+    /// saved over a record that never started. With replicas, the job is published first; a job that cannot
+    /// be is removed from the store, and the error (`store_unavailable`) is the caller's.
+    package func enqueue(_ record: JobRecord) async throws {
+        if let coordination {
+            do {
+                try await coordination.publish(record, self)
+            } catch {
+                try? await io { [store] in try store.delete(id: record.id) }
+                throw error
+            }
+        }
         if records[record.id] == nil { records[record.id] = record }
         events.changed(record, from: nil)
         scheduler.enqueue(record.id, self)
@@ -293,18 +313,19 @@ package actor JobService {
 
     package var isAccepting: Bool { accepting }
 
+    /// Whether the store that coordinates the replicas answers (always, for a server of its own).
+    package var isReachable: Bool { coordination?.isReachable ?? true }
+
     /// The runs under way here, by job id, fetching their inputs or working.
     var running: [String: RunningJob] { runs.running }
 
     // MARK: Storage
 
-    /// Saves a record; in shared-store mode, only while this server holds the job's lease (if it has one).
+    /// Saves a record: in the store, or where the replicas coordinate (for a job that runs here, only while
+    /// this server holds it).
     func save(_ record: JobRecord) async throws {
-        let lease = coordination?.heldLease(of: record.id)
-        try await io { [store] in
-            if let lease, !store.holds(lease, id: record.id) { throw StoreError.leaseLost(record.id) }
-            try store.save(record)
-        }
+        if let coordination { return try await coordination.save(record, self) }
+        try await io { [store] in try store.save(record) }
     }
 
     /// Runs `body`, blocking file work, on the blocking-I/O thread pool.

@@ -292,9 +292,23 @@ final class LeaseScheduler: JobScheduler, ReplicaCoordination {
         try? await jobs.io { [store = jobs.store] in try store.appendRun(id: id, line) }
     }
 
-    func heldLease(of id: String) -> Lease? {
-        leases[id]
+    /// The job's directory, written by `JobStore.create`, is what other replicas find at their next rescan.
+    func publish(_ record: JobRecord, _ jobs: isolated JobService) async throws {}
+
+    /// Saves the record in the store, while this replica holds the job's lease if it has one.
+    func save(_ record: JobRecord, _ jobs: isolated JobService) async throws {
+        let lease = leases[record.id]
+        try await jobs.io { [store = jobs.store] in
+            if let lease, !store.holds(lease, id: record.id) { throw StoreError.leaseLost(record.id) }
+            try store.save(record)
+        }
     }
+
+    /// Other replicas' changes reach the index only at a rescan.
+    var keepsIndexCurrent: Bool { false }
+
+    /// The data directory's own reachability is what `/readyz` checks.
+    var isReachable: Bool { true }
 
     /// The record is saved: the run's end is noted, then the lease goes.
     func release(_ id: String, _ jobs: isolated JobService) async {

@@ -1,13 +1,15 @@
 import JobStore
 
-/// What a server sharing its store with other replicas does beyond scheduling: the hooks of leases, the
-/// `runs` file and the heartbeat. Only `LeaseScheduler` implements it; a server of its own has none
-/// (`JobService.coordination` is nil), so nothing here needs an empty body.
+/// What a server sharing its jobs with other replicas does beyond scheduling: saving and publishing
+/// records where the others read them, the hooks of leases, the runs history and the heartbeat.
+/// `LeaseScheduler` implements it on a shared data directory, `DatabaseScheduler` on PostgreSQL; a server
+/// of its own has none (`JobService.coordination` is nil).
 ///
 /// Like `JobScheduler`, it belongs to one `JobService` and runs on its actor: a method that needs the
 /// service takes it as an `isolated` parameter. `RunTracker` calls the run hooks as a run starts and ends;
-/// `JobService` calls `release` once an ended job's record is saved, `heldLease` before every save,
-/// `refresh` before listing the index whole, and `beat` from `JobLifecycle`.
+/// `JobService` saves every record through `save`, makes a new job known with `publish`, calls `release`
+/// once an ended job's record is saved, `refresh` before listing the index whole, and `beat` from
+/// `JobLifecycle`.
 protocol ReplicaCoordination: AnyObject {
     /// Names this server in the records of the jobs it runs (`JobRecord.replica`).
     var replicaID: String { get }
@@ -17,6 +19,19 @@ protocol ReplicaCoordination: AnyObject {
     func beat(_ jobs: isolated JobService) async
     /// Brings the index up to date with what other replicas wrote, before it is listed whole.
     func refresh(_ jobs: isolated JobService) async
+    /// Whether the index holds every job as it is, kept current as other replicas change them (by the
+    /// database's notifications), so that a read needs no look at the store.
+    var keepsIndexCurrent: Bool { get }
+    /// Whether the store that coordinates the replicas answers; a server that cannot reach it takes no
+    /// jobs and is not ready.
+    var isReachable: Bool { get }
+
+    // MARK: Records
+
+    /// Makes a new job, its directory stored, known to the other replicas before the API answers for it.
+    func publish(_ record: JobRecord, _ jobs: isolated JobService) async throws
+    /// Saves a record; a job that runs here only while this replica still holds it (else `lease_lost`).
+    func save(_ record: JobRecord, _ jobs: isolated JobService) async throws
 
     // MARK: Runs
 
@@ -25,8 +40,6 @@ protocol ReplicaCoordination: AnyObject {
     /// Takes a run's `end <outcome>`, to be noted once the record that says so is saved: at `release` (or
     /// `leaseLost`, whose end is `lost`); `abandon`, whose record was not saved, drops it.
     func runEnded(_ record: JobRecord, _ event: String)
-    /// The lease a save of the job's record must still hold, if the job has one.
-    func heldLease(of id: String) -> Lease?
     /// The job ended or went back to the queue here, its record saved: lets go of its lease.
     func release(_ id: String, _ jobs: isolated JobService) async
     /// Another replica took the job over while it ran here: the index takes the store's record.

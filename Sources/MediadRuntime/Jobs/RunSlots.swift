@@ -34,6 +34,9 @@ struct RunSlots {
         record.hasInputsToFetch ? fetching.count < fetchers : working.count < workers && waiting.isEmpty
     }
 
+    /// Whether a run of any job could start now: a fetch slot and a worker both free.
+    var hasRoomForAnyJob: Bool { fetching.count < fetchers && working.count < workers && waiting.isEmpty }
+
     /// Whether no run of any job could start now.
     var isFull: Bool { fetching.count >= fetchers && (working.count >= workers || !waiting.isEmpty) }
 

@@ -29,6 +29,8 @@ final class RunTracker {
     func hasRoom(for record: JobRecord) -> Bool { slots.hasRoom(for: record) }
     /// Whether no run of any job could start now.
     var isFull: Bool { slots.isFull }
+    /// Whether a run of any queued job could start now, whichever room it needs.
+    var hasRoomForAnyJob: Bool { slots.hasRoomForAnyJob }
     /// Every place a run may hold (workers and fetch slots).
     var capacity: Int { slots.capacity }
 

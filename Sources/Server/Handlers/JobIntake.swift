@@ -27,7 +27,8 @@ struct JobIntake {
     }
 
     /// 429 `queue_full` (with `Retry-After`) when the queue holds `--max-queued` jobs, 503 `shutting_down`
-    /// once the server stops taking jobs.
+    /// once the server stops taking jobs, 503 `store_unavailable` (with `Retry-After`) while the replicas'
+    /// database cannot be reached.
     func checkCapacity() async throws {
         switch await jobs.capacity() {
         case .available: return
@@ -38,6 +39,10 @@ struct JobIntake {
                 headers: [("Retry-After", String(retryAfter))])
         case .shuttingDown:
             throw ServiceError(.serviceUnavailable, "shutting_down", "the server is shutting down")
+        case .unavailable(let retryAfter):
+            throw ServiceError(
+                .serviceUnavailable, StoreError.Code.storeUnavailable.rawValue,
+                "the job database cannot be reached; retry later", headers: [("Retry-After", String(retryAfter))])
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import JobStore
 import MediadHTTP
 import MediadRuntime
 import NIOCore
@@ -26,10 +27,15 @@ struct OperationsHandler {
     /// `GET /healthz`: alive while the server answers at all.
     func health() -> Response { .json(["status": "ok"]) }
 
-    /// `GET /readyz`: ready while the store is reachable and the server is not shutting down.
+    /// `GET /readyz`: ready while the store (and the replicas' database) is reachable and the server is not
+    /// shutting down.
     func readiness() async throws -> Response {
         guard await jobs.isAccepting else {
             throw ServiceError(.serviceUnavailable, "shutting_down", "the server is shutting down")
+        }
+        guard await jobs.isReachable else {
+            throw ServiceError(
+                .serviceUnavailable, StoreError.Code.storeUnavailable.rawValue, "the job database cannot be reached")
         }
         let root = configuration.dataDirectory
         let writable = try await threadPool.runIfActive { access(root, W_OK) == 0 }

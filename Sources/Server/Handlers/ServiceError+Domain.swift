@@ -7,7 +7,8 @@ import NIOHTTP1
 extension ServiceError {
     /// A store or job service failure: 404 for a job that is not there, 507 for a full disk or a quota
     /// reached, 423 for a tus upload another request is writing to, 429 for an API token with as many
-    /// unfinished uploads as it may hold, 500 for anything else (the store fails on its own, not the
+    /// unfinished uploads as it may hold, 503 with `Retry-After` while the replicas' database cannot be
+    /// used, 500 for anything else (the store fails on its own, not the
     /// client's, account).
     init(_ error: StoreError) {
         let status: HTTPResponseStatus =
@@ -16,9 +17,11 @@ extension ServiceError {
             case .insufficientStorage, .quotaExceeded: .insufficientStorage
             case .uploadLocked: .locked
             case .tooManyUploads: .tooManyRequests
+            case .storeUnavailable: .serviceUnavailable
             default: .internalServerError
             }
-        self.init(status, error.code.rawValue, error.message)
+        let retry = error.code == .storeUnavailable ? [("Retry-After", "5")] : []
+        self.init(status, error.code.rawValue, error.message, headers: retry)
     }
 
     /// The status an engine error is reported with when it happens during a request (probe, option checks).

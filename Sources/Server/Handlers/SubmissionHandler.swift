@@ -123,7 +123,7 @@ struct SubmissionHandler {
                 owner: request.caller?.name, callbackURL: callback, urls: urls, targets: targets)
             await release(received)
             if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
-            await jobs.enqueue(record)
+            try await jobs.enqueue(record)
             hold?.release()
             return try await access.answer(record.id, wait: wait, created: true)
         } catch {

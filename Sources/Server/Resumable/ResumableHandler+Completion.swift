@@ -39,7 +39,7 @@ extension ResumableHandler {
         let record = try await intake.create(
             id: id, options: options, received: [part: UploadReceiver.Part(file: file, filename: nil)],
             sourceName: job.sourceName, owner: upload.owner, callbackURL: job.callbackURL)
-        await jobs.enqueue(record)
+        try await jobs.enqueue(record)
         // Its bytes are the job's input now, counted with the job.
         jobs.ledger.forgetUpload(upload.id)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JobDatabase
 import MediadClient
 import MediadRuntime
 import Server
@@ -43,7 +44,8 @@ extension ServeOptions {
         configuration.openAPIPath = try environment.value(openapi, Setting.openapi)
         try environment.assign(logFormat, Setting.logFormat, to: &configuration.logFormat)
         try environment.assign(logLevel, Setting.logLevel, to: &configuration.logLevel)
-        configuration.replicas = try replicaSettings(environment)
+        configuration.database = try environment.value(database, Setting.database) { try DatabaseSettings(url: $0) }
+        configuration.replicas = try replicaSettings(environment, database: configuration.database != nil)
         try webhookSettings(&configuration.webhooks, environment)
         try egressPolicy(&configuration.egress, environment)
         configuration.egress.tls = configuration.webhooks.tls
@@ -65,11 +67,11 @@ extension ServeOptions {
         }
     }
 
-    /// Shared-store settings, or nil unless --shared-store (or MEDIAD_SHARED_STORE=1) asks for them.
-    private func replicaSettings(_ environment: ServeEnvironment) throws -> ReplicaSettings? {
-        guard try isSharedStore(environment) else {
+    /// Replica settings, or nil unless --shared-store (or MEDIAD_SHARED_STORE=1) or a database asks for them.
+    private func replicaSettings(_ environment: ServeEnvironment, database: Bool) throws -> ReplicaSettings? {
+        guard try database || isSharedStore(environment) else {
             if replicaID != nil || leaseTTL != nil || heartbeat != nil {
-                throw ValidationError("--replica-id, --lease-ttl and --heartbeat need --shared-store")
+                throw ValidationError("--replica-id, --lease-ttl and --heartbeat need --shared-store or --database")
             }
             return nil
         }

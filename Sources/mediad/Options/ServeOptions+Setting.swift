@@ -124,11 +124,17 @@ extension ServeOptions {
             help: "Least severe level logged: trace, debug, info, notice, warning, error, critical (default info).")
         static let replicaID = ServeSetting<String>(
             flag: "replica-id", expectation: "1-100 characters of A-Z a-z 0-9 - _ .",
-            help: "This replica's name in leases and job records (default: hostname-pid-random).",
+            help:
+                "This replica's name in leases and job records, with --shared-store or --database (default: hostname-pid-random).",
             accepts: { name in
                 (1...100).contains(name.count)
                     && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
             })
+        static let database = ServeSetting.text(
+            "database",
+            help:
+                "A PostgreSQL URL (postgres://user:password@host:5432/db?sslmode=require) through which replicas share jobs, queue and leases; media stays in --data-dir, shared by the replicas (env MEDIAD_DATABASE_URL)."
+        ).variable("MEDIAD_DATABASE_URL")
         static let leaseTTL = ServeSetting.duration(
             "lease-ttl", help: "How long a job's lease holds without renewal: seconds, or with s, m (default 30s).")
         static let heartbeat = ServeSetting.duration(

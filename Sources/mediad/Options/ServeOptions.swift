@@ -49,6 +49,7 @@ struct ServeOptions: ParsableArguments {
     @Flag(help: "Share the data directory with other replicas (env MEDIAD_SHARED_STORE=1).")
     var sharedStore = false
 
+    @Option(Setting.database) var database: String?
     @Option(Setting.replicaID) var replicaID: String?
     @Option(Setting.leaseTTL) var leaseTTL: TimeInterval?
     @Option(Setting.heartbeat) var heartbeat: TimeInterval?

@@ -14,6 +14,8 @@ struct ServeSetting<Value>: Sendable {
     /// What `--help` says of the option.
     let help: String
     private let parse: @Sendable (String) -> Value?
+    /// The environment variable, when it is not named after the flag (`variable(_:)`).
+    private var variableName: String?
 
     init(flag: String, expectation: String, help: String, parse: @escaping @Sendable (String) -> Value?) {
         self.flag = flag
@@ -24,7 +26,15 @@ struct ServeSetting<Value>: Sendable {
 
     /// `MEDIAD_` and the flag's name in capitals with underscores: `MEDIAD_MAX_UPLOAD`.
     var environmentVariable: String {
-        "MEDIAD_" + String(flag.uppercased().map { $0 == "-" ? "_" : $0 })
+        variableName ?? "MEDIAD_" + String(flag.uppercased().map { $0 == "-" ? "_" : $0 })
+    }
+
+    /// The setting read from the environment variable `name` instead: `--database` from
+    /// `MEDIAD_DATABASE_URL`, the name such a URL usually goes by.
+    func variable(_ name: String) -> Self {
+        var named = self
+        named.variableName = name
+        return named
     }
 
     /// The value `text` stands for, or a usage error (exit status 64) naming the flag.

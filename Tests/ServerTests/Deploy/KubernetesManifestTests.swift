@@ -124,6 +124,38 @@ import Testing
         #expect(1 <= minimum && minimum <= maximum)
         #expect(!(hpa[path: "spec.metrics"] as? [Any] ?? []).isEmpty)
     }
+
+    /// `deploy/kubernetes/database`: the base with the replicas on PostgreSQL, the URL from a Secret, and no
+    /// shared-store mode.
+    @Test func theDatabaseOverlayTakesItsURLFromASecret() throws {
+        let overlay = Self.directory.appendingPathComponent("database")
+        let script = """
+            import json, sys
+            import yaml
+            print(json.dumps([yaml.safe_load(open(p)) for p in sys.argv[1:]]))
+            """
+        let files = ["kustomization.yaml", "deployment-patch.yaml"].map { overlay.appendingPathComponent($0).path }
+        let output = try Command.run("python3", ["-c", script] + files)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: output.stdout) as? [[String: Any]])
+        let (kustomization, patch) = (parsed[0], parsed[1])
+        #expect(kustomization["resources"] as? [String] == [".."])
+        let patches = try #require(kustomization["patches"] as? [[String: Any]])
+        #expect(patches.compactMap { $0["path"] as? String } == ["deployment-patch.yaml"])
+
+        let base = try #require(try Self.documents()["Deployment"])
+        #expect(patch["kind"] as? String == "Deployment")
+        #expect(patch[path: "metadata.name"] as? String == base[path: "metadata.name"] as? String)
+        let container = try Self.container(patch)
+        #expect(container["name"] as? String == (try Self.container(base))["name"] as? String)
+        let env = try #require(container["env"] as? [[String: Any]])
+        let url = try #require(env.first { $0["name"] as? String == "MEDIAD_DATABASE_URL" })
+        #expect(url[path: "valueFrom.secretKeyRef.name"] as? String == "mediad-database")
+        #expect(url[path: "valueFrom.secretKeyRef.key"] as? String == "url")
+        let dropped = env.first { $0["name"] as? String == "MEDIAD_SHARED_STORE" }
+        #expect(dropped?["$patch"] as? String == "delete", "the overlay turns shared-store mode off")
+        let help = try Command.run(ServerProcess.binary, ["serve", "--help"]).text
+        #expect(help.contains("MEDIAD_DATABASE_URL"))
+    }
 }
 
 extension Dictionary where Key == String, Value == Any {

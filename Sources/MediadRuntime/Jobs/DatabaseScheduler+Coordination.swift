@@ -1,0 +1,151 @@
+import Foundation
+import JobDatabase
+import JobStore
+import Logging
+
+/// The replica's part in the database: saving and publishing records, leases, runs, and the index kept
+/// current from what other replicas write.
+extension DatabaseScheduler {
+    // MARK: Records
+
+    /// Writes a new job's record, which queues it for every replica (`publish` before the API answers, so
+    /// any replica asked for it next finds it). Throws `store_unavailable` when the database cannot be used.
+    func publish(_ record: JobRecord, _ jobs: isolated JobService) async throws {
+        do {
+            _ = try await call(jobs) { try await $0.insert(record) }
+        } catch {
+            throw Self.unavailable(error)
+        }
+    }
+
+    /// Saves a record in the database, fenced by the job's lease when it runs here (`lease_lost` when
+    /// another replica took it over), then the worker's copy in the job's directory. A database that does
+    /// not answer is tried again for up to half the lease's time: a restart of PostgreSQL loses no run's end.
+    func save(_ record: JobRecord, _ jobs: isolated JobService) async throws {
+        let lease = held[record.id]
+        let deadline = Date().addingTimeInterval(settings.leaseTTL / 2)
+        var saved: Bool
+        while true {
+            do {
+                saved = try await call(jobs) { database in
+                    if let lease { return try await database.save(record, lease: lease) }
+                    return try await database.saveUnheld(record)
+                }
+                break
+            } catch let error as DatabaseError {
+                guard Date() < deadline else { throw Self.unavailable(error) }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        guard saved else { throw StoreError.leaseLost(record.id) }
+        try await jobs.io { [store = jobs.store] in try store.save(record) }
+    }
+
+    /// Brings the index up to date with the records written since the last look (at most once a second),
+    /// before it is listed whole.
+    func refresh(_ jobs: isolated JobService) async {
+        await follower?.catchUp(self, jobs, atMostEvery: 1)
+    }
+
+    /// Takes a record read from the database into the index, unless the job runs here, and wakes those
+    /// waiting on it.
+    func remember(_ record: JobRecord, _ jobs: isolated JobService) {
+        guard jobs.running[record.id] == nil else { return }
+        jobs.records[record.id] = record
+        jobs.wakeAll(record.id)
+    }
+
+    /// The job is gone from the database: it leaves the index and its waiters wake.
+    func forget(_ id: String, _ jobs: isolated JobService) {
+        guard jobs.running[id] == nil else { return }
+        jobs.records[id] = nil
+        jobs.wakeAll(id)
+    }
+
+    /// The database says the job changed: a job that runs here learns of a cancel request, any other is
+    /// read again.
+    func changed(_ id: String, _ jobs: isolated JobService) async {
+        guard let run = jobs.running[id] else {
+            _ = await storedRecord(id, jobs)
+            return
+        }
+        guard let lease = held[id], let stored = try? await call(jobs, { try await $0.load(id) }) else { return }
+        if stored.cancelRequested, stored.attempts == lease.attempt { run.requestStop(.cancelledByUser) }
+    }
+
+    // MARK: Leases
+
+    /// Renews the lease of every job that runs here, reporting its progress, and stops the runs whose lease
+    /// another replica took or whose job has a cancel request.
+    func renew(_ jobs: isolated JobService) async {
+        for (id, lease) in held {
+            guard let run = jobs.running[id] else { continue }
+            let progress = run.progress
+            let renewal: LeaseRenewal?
+            do {
+                renewal = try await call(jobs) { [ttl = settings.leaseTTL] in
+                    try await $0.renew(lease, ttl: ttl, progress: progress)
+                }
+            } catch {
+                // Tried again next beat, before the lease expires.
+                continue
+            }
+            guard held[id] == lease else { continue }
+            guard let renewal else {
+                run.requestStop(.leaseLost)
+                continue
+            }
+            held[id]?.expiresAt = renewal.expiresAt
+            if renewal.cancelRequested { run.requestStop(.cancelledByUser) }
+        }
+    }
+
+    /// Takes back the jobs whose holder's lease expired: queued again (a claim pass follows), or failed
+    /// `interrupted` after three attempts.
+    func reclaimExpired(_ jobs: isolated JobService) async {
+        guard let reclaimed = try? await call(jobs, { try await $0.reclaimExpired() }) else { return }
+        for record in reclaimed {
+            jobs.events.logger.warning(
+                "took back a job whose replica stopped renewing its lease",
+                metadata: ["job_id": .string(record.id), "to": .string(record.state.rawValue)])
+            remember(record, jobs)
+        }
+    }
+
+    // MARK: Runs
+
+    /// The claim opened the attempt's row in `runs` already, in the same statement.
+    func recordRunStart(_ record: JobRecord, _ jobs: isolated JobService) async {}
+
+    /// Keeps the outcome for the release, which notes it in `runs` with the record that says so.
+    func runEnded(_ record: JobRecord, _ event: String) {
+        endedRuns[record.id] = event
+    }
+
+    /// The record is saved: the lease goes, the run's end is noted, and the job, if queued again, is
+    /// claimable by any replica at once.
+    func release(_ id: String, _ jobs: isolated JobService) async {
+        guard let lease = held.removeValue(forKey: id), let record = jobs.records[id] else { return }
+        let outcome = endedRuns.removeValue(forKey: id) ?? record.state.rawValue
+        do {
+            _ = try await call(jobs) { try await $0.release(lease, record: record, outcome: outcome) }
+        } catch {
+            // The lease expires on its own and another replica takes the job back from the saved record.
+            jobs.events.logger.error(
+                "releasing a job's lease failed", metadata: ["job_id": .string(id), "error": .string("\(error)")])
+        }
+    }
+
+    /// Another replica took the job over: the index takes the database's record.
+    func leaseLost(_ id: String, _ jobs: isolated JobService) async {
+        endedRuns[id] = nil
+        held[id] = nil
+        _ = await storedRecord(id, jobs)
+    }
+
+    /// The record was not saved: the lease is left to expire and the run stays open, as a dead replica's.
+    func abandon(_ id: String) {
+        endedRuns[id] = nil
+        held[id] = nil
+    }
+}

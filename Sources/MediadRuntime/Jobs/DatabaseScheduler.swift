@@ -1,0 +1,276 @@
+import Foundation
+import JobDatabase
+import JobStore
+import Logging
+
+/// Schedules jobs for replicas that share a PostgreSQL database (`--database`), and does their coordination
+/// there (`ReplicaCoordination`): the queue, leases fenced by the attempt, the runs history, notifications.
+///
+/// The database holds every record; the data directory, shared by the replicas, holds the media and a copy
+/// of each record for the job's worker. The index holds every job: loaded at start and kept current by
+/// `LISTEN` (`DatabaseFollower`), so a job queued on any replica starts a claim pass here at once, and a job
+/// that changes on another replica wakes the long-polls and event streams here (`keepsIndexCurrent`). A job
+/// the index does not know yet (created on another replica a moment ago) is read from the database.
+///
+/// A claim is one statement (`FOR UPDATE SKIP LOCKED`, the lease's expiry by the database's clock) that
+/// also counts the attempt, the lease's fencing token; every write of a running job carries it, so a
+/// holder that stalled past its lease writes nothing once another replica took the job. Every heartbeat a
+/// replica renews its leases (learning of cancel requests) and takes back the expired leases of replicas
+/// that died or stalled.
+final class DatabaseScheduler: JobScheduler, ReplicaCoordination {
+    let database: JobDatabase
+    let settings: ReplicaSettings
+    /// The leases of the jobs that run here.
+    var held: [String: JobLease] = [:]
+    /// The outcome of runs that ended here, by job id, noted in `runs` with the lease's release.
+    var endedRuns: [String: String] = [:]
+    /// A claim pass is under way / another was asked for meanwhile.
+    private var claiming = false
+    private var claimAgain = false
+    /// Keeps the index current from the database's notifications.
+    private(set) var follower: DatabaseFollower?
+    /// Whether the database answered the last statement; `JobService.capacity` and `/readyz` read it.
+    private(set) var isReachable = true
+
+    /// How long one statement may take before the database counts as unreachable: a pool that cannot
+    /// connect queues a statement rather than failing it.
+    static let statementDeadline: Duration = .seconds(5)
+
+    init(_ settings: ReplicaSettings, database: JobDatabase) {
+        self.settings = settings
+        self.database = database
+    }
+
+    var replicaID: String { settings.replicaID }
+    /// The notifications keep the index current, so reads are served from it without a statement.
+    var keepsIndexCurrent: Bool { true }
+
+    /// Loads every job into the index and starts following the database's notifications.
+    func start(_ jobs: isolated JobService) async throws {
+        let follower = DatabaseFollower()
+        self.follower = follower
+        try await follower.start(self, jobs)
+        startNext(jobs)
+    }
+
+    /// Every `heartbeat`: renew leases, take back expired ones, claim work.
+    func beat(_ jobs: isolated JobService) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(Int(settings.heartbeat * 1000)))
+            guard !Task.isCancelled else { break }
+            await renew(jobs)
+            await reclaimExpired(jobs)
+            startNext(jobs)
+        }
+        follower?.stop()
+    }
+
+    /// Runs one statement against the database within `statementDeadline`, noting whether it answered. A
+    /// statement that fails for being refused (not for its content) marks the database unreachable.
+    func call<T: Sendable>(
+        _ jobs: isolated JobService, _ body: @escaping @Sendable (JobDatabase) async throws -> T
+    ) async throws -> T {
+        do {
+            let value = try await Self.within(Self.statementDeadline) { [database] in try await body(database) }
+            isReachable = true
+            return value
+        } catch let error as DatabaseError {
+            isReachable = false
+            throw error
+        }
+    }
+
+    /// `body`'s value, or `database_unreachable` when it takes longer than `deadline` (it is cancelled).
+    private static func within<T: Sendable>(
+        _ deadline: Duration, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                throw DatabaseError(.connectionRefused, "the database did not answer within \(deadline)")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+
+    /// The one-line `store_unavailable` error that an API request gets while the database cannot be used.
+    static func unavailable(_ error: any Error) -> StoreError {
+        StoreError(code: .storeUnavailable, message: "the job database cannot be used now: \(error)")
+    }
+
+    // MARK: Queue
+
+    /// The queued jobs of every replica, as the index (kept current by notifications) has them.
+    func queuedCount(_ jobs: isolated JobService) -> Int {
+        jobs.records.count { $0.state == .queued }
+    }
+
+    /// The job is in the database already (`publish`), whose notification wakes every replica; this one
+    /// looks at once.
+    func enqueue(_ id: String, _ jobs: isolated JobService) {
+        startNext(jobs)
+    }
+
+    /// Starts a claim pass unless one is under way (which then goes round once more).
+    func startNext(_ jobs: isolated JobService) {
+        guard !claiming else {
+            claimAgain = true
+            return
+        }
+        claiming = true
+        Task { await self.claimPass(jobs) }
+    }
+
+    /// The run stopped by a drain goes back to the queue at once, for any replica (its release notes
+    /// `requeued`).
+    func requeue(_ id: String, _ jobs: isolated JobService) async {
+        await release(id, jobs)
+    }
+
+    /// Claims the oldest queued jobs while any job could start here: a worker and a fetch slot both free,
+    /// since which kind of room the job needs is known only once it is claimed.
+    private func claimPass(_ jobs: isolated JobService) async {
+        repeat {
+            claimAgain = false
+            while jobs.accepting, jobs.runs.hasRoomForAnyJob {
+                guard await claimOne(jobs) else { break }
+            }
+        } while claimAgain && jobs.accepting && jobs.runs.hasRoomForAnyJob
+        claiming = false
+    }
+
+    /// Claims one queued job and starts it (or cancels it, if asked to meanwhile); false when none was
+    /// claimed.
+    private func claimOne(_ jobs: isolated JobService) async -> Bool {
+        let claim: JobClaim?
+        do {
+            claim = try await call(jobs) { [settings] in
+                try await $0.claim(replica: settings.replicaID, ttl: settings.leaseTTL)
+            }
+        } catch {
+            // A replica shutting down closes the database under a pass that is ending anyway.
+            if jobs.accepting {
+                jobs.events.logger.error("claiming a job failed", metadata: ["error": .string("\(error)")])
+            }
+            return false
+        }
+        guard let claim else { return false }
+        let id = claim.lease.jobID
+        held[id] = claim.lease
+        // The claim made the stored record `running` for this attempt; the run tracker starts it from the
+        // record as it was queued and counts the same attempt.
+        var queued = claim.record
+        queued.state = .queued
+        queued.attempts = claim.lease.attempt - 1
+        queued.startedAt = nil
+        jobs.records[id] = queued
+        if claim.cancelRequested {
+            try? await jobs.cancel(id)
+            return true
+        }
+        jobs.runs.begin(queued, jobs)
+        return true
+    }
+
+    // MARK: Reading, waiting, cancelling
+
+    /// The record as the index has it (kept current by the database's notifications, so a read costs no
+    /// statement); read from the database only when the index does not know the job, which another replica
+    /// may have created a moment ago.
+    func record(_ id: String, _ jobs: isolated JobService) async -> JobRecord? {
+        if jobs.records[id] != nil { return jobs.localRecord(id) }
+        return await storedRecord(id, jobs)
+    }
+
+    /// The record as the database has it, taken into the index; the index's when the database cannot be read.
+    func storedRecord(_ id: String, _ jobs: isolated JobService) async -> JobRecord? {
+        guard JobStore.isValidID(id) else { return nil }
+        let stored: StoredJob?
+        do {
+            stored = try await call(jobs) { try await $0.load(id) }
+        } catch {
+            return jobs.localRecord(id)
+        }
+        guard jobs.running[id] == nil else { return jobs.localRecord(id) }
+        guard let stored else {
+            forget(id, jobs)
+            return nil
+        }
+        remember(stored.record, jobs)
+        return stored.record
+    }
+
+    /// Waits for the job's end: the change notification of a job that ends on any replica wakes the wait
+    /// (`remember`); the record is read again every few seconds in case a notification was lost.
+    func wait(for id: String, seconds: Double, _ jobs: isolated JobService) async -> JobRecord? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var current = await record(id, jobs)
+        while let record = current, !record.state.isTerminal, Date() < deadline {
+            await jobs.park(id, seconds: min(3, deadline.timeIntervalSinceNow))
+            current = await self.record(id, jobs)
+        }
+        return current
+    }
+
+    /// A job that runs here is cancelled or deleted as the index has it. Otherwise an ended job is deleted;
+    /// a queued one is cancelled here unless a replica claims it first; a running one gets a cancel request,
+    /// which reaches its holder by notification, and is waited for up to `timeout`.
+    func cancelOrDelete(_ id: String, timeout: Double, _ jobs: isolated JobService) async throws -> JobRecord? {
+        guard jobs.running[id] == nil else { return try await jobs.cancelOrDeleteIndexed(id, timeout: timeout) }
+        let stored: StoredJob?
+        do {
+            stored = try await call(jobs) { try await $0.load(id) }
+        } catch {
+            throw Self.unavailable(error)
+        }
+        guard let current = stored?.record else { throw StoreError.notFound(id) }
+        if current.state.isTerminal {
+            try await delete(id, jobs)
+            return nil
+        }
+        if current.state == .queued {
+            jobs.records[id] = current
+            do {
+                try await jobs.cancel(id)
+                return jobs.records[id]
+            } catch let error as StoreError where error.code == .leaseLost {
+                // A replica claimed it meanwhile: it is running there now.
+                remember(current, jobs)
+            }
+        }
+        do {
+            _ = try await call(jobs) { try await $0.requestCancel(id) }
+        } catch {
+            throw Self.unavailable(error)
+        }
+        return await wait(for: id, seconds: timeout, jobs)
+    }
+
+    /// Deletes an ended job's row, then its directory.
+    private func delete(_ id: String, _ jobs: isolated JobService) async throws {
+        let deletion: JobDeletion
+        do {
+            deletion = try await call(jobs) { try await $0.delete(id) }
+        } catch {
+            throw Self.unavailable(error)
+        }
+        forget(id, jobs)
+        guard deletion != .leased else { return }
+        try await jobs.io { [store = jobs.store] in try store.delete(id: id) }
+    }
+
+    // MARK: Retention and webhooks
+
+    func deleteExpired(_ id: String, _ jobs: isolated JobService) async {
+        try? await delete(id, jobs)
+    }
+
+    /// Only the jobs whose last run was this replica's, so that one replica delivers each job and is the
+    /// only writer of its record's `notifications`.
+    func resumesDeliveries(of record: JobRecord) -> Bool {
+        record.replica == settings.replicaID
+    }
+}
