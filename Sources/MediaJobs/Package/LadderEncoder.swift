@@ -15,7 +15,9 @@ final class LadderEncoder {
         let encoder: Encoder
         let track: OutputTrack
         let sinkTimeBase: AVRational
-        let packetDuration: Int64
+
+        /// The duration of a packet the encoder leaves without one: a frame at the encoder's frame rate.
+        var packetDuration: Int64 { encoder.context.pointee.framerate.frameDuration(in: encoder.timeBase) }
     }
 
     let inputIndex: Int
@@ -92,9 +94,7 @@ final class LadderEncoder {
         ).open()
         let parameters = try encoder.parameters()
         let track = try OutputTrack(output: file, parameters: parameters.pointer, timeBase: encoder.timeBase)
-        return Output(
-            sink: sink, encoder: encoder, track: track, sinkTimeBase: try graph.timeBase(of: sink),
-            packetDuration: encoder.context.pointee.framerate.frameDuration(in: encoder.timeBase))
+        return Output(sink: sink, encoder: encoder, track: track, sinkTimeBase: try graph.timeBase(of: sink))
     }
 
     func send(_ packet: Packet) throws {
