@@ -29,14 +29,8 @@ public struct OutputAllowance: Sendable, Equatable {
     public func checkPredicted(_ bytes: Int64, _ what: String) throws {
         let refusal = "; refused before decoding"
         let output = "the output would be \(bytes) bytes (\(what))"
-        if let maxOutput, bytes > maxOutput {
-            throw MediaError(
-                .outputTooLarge, "\(output), over the \(maxOutput) bytes a job may write (--max-output)\(refusal)")
-        }
-        if let quotaRemaining, bytes > quotaRemaining {
-            throw MediaError(
-                .quotaExceeded,
-                "\(output), over the \(max(0, quotaRemaining)) bytes left of the API token's quota (--quota)\(refusal)")
+        if let passed = passedWriteLimit(bytes) {
+            throw MediaError(passed.code, "\(output), over \(passed.limit)\(refusal)")
         }
         if let diskHeadroom, bytes > diskHeadroom {
             throw MediaError(
@@ -50,17 +44,21 @@ public struct OutputAllowance: Sendable, Equatable {
     /// quota (`quota_exceeded`). The disk is watched apart, as it changes while the job runs.
     public func checkWritten(_ bytes: Int64) throws {
         let stopped = "; the job stopped and its partial outputs were removed"
+        if let passed = passedWriteLimit(bytes) {
+            throw MediaError(passed.code, "the job's outputs passed \(passed.limit)\(stopped)")
+        }
+    }
+
+    /// The first of `--max-output` and the quota that `bytes` passes, with the code that says which, and
+    /// its words for messages; nil when it passes neither.
+    private func passedWriteLimit(_ bytes: Int64) -> (code: MediaError.Code, limit: String)? {
         if let maxOutput, bytes > maxOutput {
-            throw MediaError(
-                .outputTooLarge,
-                "the job's outputs passed the \(maxOutput) bytes a job may write (--max-output)\(stopped)")
+            return (.outputTooLarge, "the \(maxOutput) bytes a job may write (--max-output)")
         }
         if let quotaRemaining, bytes > quotaRemaining {
-            throw MediaError(
-                .quotaExceeded,
-                "the job's outputs passed the \(max(0, quotaRemaining)) bytes left of the API token's quota "
-                    + "(--quota)\(stopped)")
+            return (.quotaExceeded, "the \(max(0, quotaRemaining)) bytes left of the API token's quota (--quota)")
         }
+        return nil
     }
 
     /// Whether `checkWritten` has a limit to check.

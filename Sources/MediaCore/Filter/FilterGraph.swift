@@ -137,10 +137,11 @@ public final class FilterGraph {
         return rate.num > 0 && rate.den > 0 ? rate : nil
     }
 
+    /// The size, pixel format and sample aspect ratio of a video sink's pictures.
+    public typealias VideoShape = (width: Int, height: Int, pixelFormat: AVPixelFormat, sampleAspectRatio: AVRational)
+
     /// The size, pixel format and sample aspect ratio of the video `sink` delivers.
-    public func videoShape(of sink: String) throws -> (
-        width: Int, height: Int, pixelFormat: AVPixelFormat, sampleAspectRatio: AVRational
-    ) {
+    public func videoShape(of sink: String) throws -> VideoShape {
         let context = try context(ofSink: sink)
         return (
             Int(av_buffersink_get_w(context)), Int(av_buffersink_get_h(context)),

@@ -18,10 +18,8 @@ final class CameraVideoTrack {
             timeBase: source.timeBase, sampleAspectRatio: AVRational(num: 1, den: 1), frameRate: rate)
         let graph = try FilterGraph(
             "[in]format=\(options.effectivePixelFormat.rawValue)[out]", sources: [input], sinks: [.video("out")])
-        let shape = try graph.videoShape(of: "out")
         let encoder = try VideoEncoderSetup(
-            options: options, width: shape.width, height: shape.height, pixelFormat: shape.pixelFormat,
-            sampleAspectRatio: shape.sampleAspectRatio, timeBase: try graph.timeBase(of: "out"), frameRate: rate,
+            options: options, sink: "out", of: graph, frameRate: rate,
             globalHeader: output.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,
             repeatHeaders: repeatHeaders
         ).open()

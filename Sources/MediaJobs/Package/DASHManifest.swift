@@ -39,18 +39,19 @@ struct DASHManifest {
         let track = rendition.track
         var representation = #"      <Representation id="\#(track.folder)" codecs="\#(track.codecString)" "#
         representation += #"bandwidth="\#(rendition.bandwidth)""#
-        if track.isVideo {
-            representation += #" width="\#(track.width)" height="\#(track.height)""#
-            if track.frameRate.num > 0, track.frameRate.den > 0 {
-                representation += #" frameRate="\#(track.frameRate.num)/\#(track.frameRate.den)""#
+        switch track.media {
+        case .video(let width, let height, let frameRate):
+            representation += #" width="\#(width)" height="\#(height)""#
+            if frameRate.num > 0, frameRate.den > 0 {
+                representation += #" frameRate="\#(frameRate.num)/\#(frameRate.den)""#
             }
-        } else {
-            representation += #" audioSamplingRate="\#(track.sampleRate)""#
+        case .audio(_, let sampleRate):
+            representation += #" audioSamplingRate="\#(sampleRate)""#
         }
         var lines = [representation + ">"]
-        if !track.isVideo, track.channels > 0 {
+        if case .audio(let channels, _) = track.media, channels > 0 {
             lines.append(
-                #"        <AudioChannelConfiguration schemeIdUri="urn:mpeg:dash:23003:3:audio_channel_configuration:2011" value="\#(track.channels)"/>"#
+                #"        <AudioChannelConfiguration schemeIdUri="urn:mpeg:dash:23003:3:audio_channel_configuration:2011" value="\#(channels)"/>"#
             )
         }
         let media = "\(track.folder)/seg_$Number%05d$.m4s"

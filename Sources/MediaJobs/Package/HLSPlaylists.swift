@@ -66,9 +66,8 @@ struct HLSPlaylists {
                 "AVERAGE-BANDWIDTH=\(variant.averageBandwidth + extra.1)",
                 "CODECS=\"\(codecs.joined(separator: ","))\"",
             ]
-            if variant.track.isVideo {
-                attributes.append("RESOLUTION=\(variant.track.width)x\(variant.track.height)")
-                let rate = variant.track.frameRate
+            if case .video(let width, let height, let rate) = variant.track.media {
+                attributes.append("RESOLUTION=\(width)x\(height)")
                 if rate.num > 0, rate.den > 0 {
                     attributes.append("FRAME-RATE=\(Self.decimal(av_q2d(rate), places: 3))")
                 }
@@ -78,10 +77,12 @@ struct HLSPlaylists {
             lines.append(variant.playlist)
         }
         for video in videos {
-            guard let iFrames = video.iFramePlaylist else { continue }
+            guard let iFrames = video.iFramePlaylist, case .video(let width, let height, _) = video.track.media else {
+                continue
+            }
             lines.append(
                 "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(video.iFrameBandwidth),CODECS=\"\(video.track.codecString)\","
-                    + "RESOLUTION=\(video.track.width)x\(video.track.height),URI=\"\(iFrames)\"")
+                    + "RESOLUTION=\(width)x\(height),URI=\"\(iFrames)\"")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -96,7 +97,7 @@ struct HLSPlaylists {
         if let language = track.language { attributes.append("LANGUAGE=\"\(language)\"") }
         attributes.append("DEFAULT=\(isDefault ? "YES" : "NO")")
         attributes.append("AUTOSELECT=YES")
-        if track.channels > 0 { attributes.append("CHANNELS=\"\(track.channels)\"") }
+        if case .audio(let channels, _) = track.media, channels > 0 { attributes.append("CHANNELS=\"\(channels)\"") }
         attributes.append("URI=\"\(rendition.playlist)\"")
         return "#EXT-X-MEDIA:" + attributes.joined(separator: ",")
     }

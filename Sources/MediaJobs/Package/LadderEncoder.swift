@@ -15,7 +15,9 @@ final class LadderEncoder {
         let encoder: Encoder
         let track: OutputTrack
         let sinkTimeBase: AVRational
-        let packetDuration: Int64
+
+        /// The duration of a packet the encoder leaves without one: a frame at the encoder's frame rate.
+        var packetDuration: Int64 { encoder.context.pointee.framerate.frameDuration(in: encoder.timeBase) }
     }
 
     let inputIndex: Int
@@ -81,7 +83,6 @@ final class LadderEncoder {
         sink: String, rendition: LadderPlan.Rendition, graph: FilterGraph, frameRate: AVRational?,
         preset: TranscodeJob.Preset, segmentDuration: Double, file: OutputFile
     ) throws -> Output {
-        let shape = try graph.videoShape(of: sink)
         let rate = try graph.frameRate(of: sink) ?? frameRate
         let framesPerSegment = rate.map { Int((segmentDuration * av_q2d($0)).rounded()) } ?? 250
         let options = try TranscodeJob.Options(
@@ -89,15 +90,11 @@ final class LadderEncoder {
             maxBitrate: rendition.rung.maxBitRate, preset: preset, profile: rendition.rung.profile,
             gop: min(max(1, framesPerSegment), TranscodeJob.Options.gops.upperBound))
         let encoder = try VideoEncoderSetup(
-            options: options, width: shape.width, height: shape.height, pixelFormat: shape.pixelFormat,
-            sampleAspectRatio: shape.sampleAspectRatio, timeBase: try graph.timeBase(of: sink), frameRate: rate,
-            globalHeader: true
+            options: options, sink: sink, of: graph, frameRate: rate, globalHeader: true
         ).open()
         let parameters = try encoder.parameters()
         let track = try OutputTrack(output: file, parameters: parameters.pointer, timeBase: encoder.timeBase)
-        return Output(
-            sink: sink, encoder: encoder, track: track, sinkTimeBase: try graph.timeBase(of: sink),
-            packetDuration: encoder.context.pointee.framerate.frameDuration(in: encoder.timeBase))
+        return Output(sink: sink, encoder: encoder, track: track, sinkTimeBase: try graph.timeBase(of: sink))
     }
 
     func send(_ packet: Packet) throws {

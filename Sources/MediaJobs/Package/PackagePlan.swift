@@ -6,23 +6,27 @@ import MediaCore
 /// or `audio_1`, `audio_2`, … when there are several), each with the RFC 6381 codec string its manifests
 /// state.
 struct PackagePlan {
+    /// What a kept track's manifests say of it besides its codec: a video track's pictures or an audio
+    /// track's sound.
+    enum Media {
+        case video(width: Int, height: Int, frameRate: AVRational)
+        case audio(channels: Int, sampleRate: Int)
+    }
+
     /// One kept track.
     struct Track {
         let inputIndex: Int
         /// The track of the job's input it came from, for results and messages: `inputIndex` itself, or for
         /// a ladder's intermediate file the source track that was encoded.
         let sourceIndex: Int
-        let isVideo: Bool
-        let codec: String
-        let codecString: String
         /// The folder of its playlist, initialization segment and media segments.
         let folder: String
         let language: String?
-        let channels: Int
-        let sampleRate: Int
-        let width: Int
-        let height: Int
-        let frameRate: AVRational
+        let media: Media
+        let codec: String
+        let codecString: String
+
+        var isVideo: Bool { if case .video = media { true } else { false } }
     }
 
     let tracks: [Track]
@@ -93,11 +97,15 @@ struct PackagePlan {
         let height = Int(parameters.pointee.height)
         let folder =
             isVideo ? (height > 0 ? "\(height)p" : "video") : audioCount == 1 ? "audio" : "audio_\(audioNumber)"
+        let media =
+            isVideo
+            ? Media.video(
+                width: Int(parameters.pointee.width), height: height, frameRate: stream.pointee.avg_frame_rate)
+            : Media.audio(
+                channels: Int(parameters.pointee.ch_layout.nb_channels),
+                sampleRate: Int(parameters.pointee.sample_rate))
         return Track(
-            inputIndex: Int(stream.pointee.index), sourceIndex: sourceIndex, isVideo: isVideo, codec: codec,
-            codecString: codecString,
-            folder: folder, language: info.language, channels: Int(parameters.pointee.ch_layout.nb_channels),
-            sampleRate: Int(parameters.pointee.sample_rate), width: Int(parameters.pointee.width), height: height,
-            frameRate: stream.pointee.avg_frame_rate)
+            inputIndex: Int(stream.pointee.index), sourceIndex: sourceIndex, folder: folder, language: info.language,
+            media: media, codec: codec, codecString: codecString)
     }
 }

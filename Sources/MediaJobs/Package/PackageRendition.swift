@@ -51,13 +51,18 @@ struct PackageRendition {
 
     /// The result's description of it.
     func summary(hasPlaylist: Bool) -> PackageResult.Rendition {
-        let rate = track.frameRate
-        return PackageResult.Rendition(
+        var summary = PackageResult.Rendition(
             name: track.folder, kind: track.isVideo ? "video" : "audio", inputIndex: track.sourceIndex,
             codec: track.codec, codecs: track.codecString, bandwidth: bandwidth, averageBandwidth: averageBandwidth,
-            width: track.isVideo ? track.width : nil, height: track.isVideo ? track.height : nil,
-            frameRate: track.isVideo && rate.num > 0 && rate.den > 0 ? av_q2d(rate) : nil, language: track.language,
-            channels: track.isVideo ? nil : track.channels, sampleRate: track.isVideo ? nil : track.sampleRate,
-            playlist: hasPlaylist ? playlist : nil, initialization: initialization, segmentDurations: durations)
+            language: track.language, playlist: hasPlaylist ? playlist : nil, initialization: initialization,
+            segmentDurations: durations)
+        switch track.media {
+        case .video(let width, let height, let rate):
+            (summary.width, summary.height) = (width, height)
+            summary.frameRate = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : nil
+        case .audio(let channels, let sampleRate):
+            (summary.channels, summary.sampleRate) = (channels, sampleRate)
+        }
+        return summary
     }
 }

@@ -6,27 +6,31 @@ struct FoundSample {
         case video, audio
     }
 
-    let track: Track
+    /// How the sample is timed, which its track decides.
+    enum Timing {
+        /// A picture, by its order.
+        case picture(PictureOrder)
+        /// Audio: where the sample starts on the audio clock, in samples from the first one written, and how
+        /// many samples it holds.
+        case audio(start: Int64, samples: Int)
+    }
+
     let offset: Int64
     let size: Int
-    let isKeyframe: Bool
+    let timing: Timing
+
+    var track: Track { if case .picture = timing { .video } else { .audio } }
     /// The picture's order (video).
-    let picture: PictureOrder?
-    /// Where the sample starts on the audio clock, in samples from the first one written (audio).
-    let audioStart: Int64
-    /// How many audio samples it holds (audio).
-    let audioSamples: Int
+    var picture: PictureOrder? { if case .picture(let order) = timing { order } else { nil } }
+    /// Whether decoding can start at the sample: a keyframe picture, or any audio sample.
+    var isKeyframe: Bool { picture?.isKeyframe ?? true }
 
     static func video(offset: Int64, size: Int, picture: PictureOrder) -> FoundSample {
-        FoundSample(
-            track: .video, offset: offset, size: size, isKeyframe: picture.isKeyframe, picture: picture,
-            audioStart: 0, audioSamples: 0)
+        FoundSample(offset: offset, size: size, timing: .picture(picture))
     }
 
     static func audio(offset: Int64, size: Int, start: Int64, samples: Int) -> FoundSample {
-        FoundSample(
-            track: .audio, offset: offset, size: size, isKeyframe: true, picture: nil, audioStart: start,
-            audioSamples: samples)
+        FoundSample(offset: offset, size: size, timing: .audio(start: start, samples: samples))
     }
 }
 

@@ -62,27 +62,30 @@ struct RepairWriter {
                     duration: track.frameDuration, key: sample.isKeyframe, stream: stream, from: timeBase, to: file,
                     packet)
                 video.record(sample.size, from: Double(pts) * av_q2d(timeBase), seconds: track.frameSeconds)
-            } else if let track = reference.audio {
-                try writeAudio(sample, track, stream: stream, timeBase: timeBase, to: file, packet, &audio)
+            } else if case .audio(let start, let count) = sample.timing, let track = reference.audio {
+                try writeAudio(
+                    sample, start: start, samples: count, track, stream: stream, timeBase: timeBase, to: file, packet,
+                    &audio)
             }
         }
         try file.finish()
         return (video, audio, firstKeyframe ?? videoIndices.count)
     }
 
-    /// Writes an audio sample; a PCM run goes in packets of the reference's packet size.
+    /// Writes an audio sample of `count` samples from `first` on the audio clock; a PCM run goes in packets
+    /// of the reference's packet size.
     private func writeAudio(
-        _ sample: FoundSample, _ track: ReferenceAudio, stream: Int, timeBase: AVRational, to file: OutputFile,
-        _ packet: Packet, _ written: inout Written
+        _ sample: FoundSample, start first: Int64, samples count: Int, _ track: ReferenceAudio, stream: Int,
+        timeBase: AVRational, to file: OutputFile, _ packet: Packet, _ written: inout Written
     ) throws {
-        var pieces = [(offset: sample.offset, size: sample.size, samples: sample.audioSamples)]
+        var pieces = [(offset: sample.offset, size: sample.size, samples: count)]
         if case .pcm(let blockAlign, _, let packetSize) = track.coding {
             pieces = stride(from: 0, to: sample.size, by: packetSize).map { start in
                 let size = min(packetSize, sample.size - start)
                 return (sample.offset + Int64(start), size, size / blockAlign)
             }
         }
-        var start = sample.audioStart + track.startSamples
+        var start = first + track.startSamples
         for piece in pieces {
             try write(
                 piece.offset, piece.size, pts: start, dts: start, duration: Int64(piece.samples), key: true,

@@ -6,16 +6,27 @@ import MediaCore
 /// `cpu-used` and constant-quality mode.
 struct VideoEncoderSetup {
     var options: TranscodeJob.Options
-    var width: Int
-    var height: Int
-    var pixelFormat: AVPixelFormat
-    var sampleAspectRatio: AVRational
+    /// The pictures the encoder takes: those of the filter graph's sink that feeds it.
+    var shape: FilterGraph.VideoShape
     var timeBase: AVRational
     var frameRate: AVRational?
     var globalHeader: Bool
     /// Whether the parameter sets (SPS and PPS; VPS too for HEVC) go in band before every keyframe, as
     /// Annex-B streams need to be decodable from any keyframe (a phone's encoder writes them so).
-    var repeatHeaders = false
+    var repeatHeaders: Bool
+
+    /// The encoder of what `sink` of `graph` delivers, in its pictures' shape and its time base.
+    init(
+        options: TranscodeJob.Options, sink: String, of graph: FilterGraph, frameRate: AVRational?,
+        globalHeader: Bool, repeatHeaders: Bool = false
+    ) throws {
+        self.options = options
+        shape = try graph.videoShape(of: sink)
+        timeBase = try graph.timeBase(of: sink)
+        self.frameRate = frameRate
+        self.globalHeader = globalHeader
+        self.repeatHeaders = repeatHeaders
+    }
 
     func open() throws -> Encoder {
         let codec = options.videoCodec
@@ -24,12 +35,12 @@ struct VideoEncoderSetup {
         }
         // The size is known here for certain (the source's, scaled and turned): one the encoder refuses is
         // the options' fault, whatever its open would have said.
-        try codec.sizeLimit?.check(width: width, height: height, what: "the output picture")
+        try codec.sizeLimit?.check(width: shape.width, height: shape.height, what: "the output picture")
         return try Encoder(named: name, options: privateOptions()) { context in
-            context.pointee.width = Int32(width)
-            context.pointee.height = Int32(height)
-            context.pointee.pix_fmt = pixelFormat
-            context.pointee.sample_aspect_ratio = sampleAspectRatio
+            context.pointee.width = Int32(shape.width)
+            context.pointee.height = Int32(shape.height)
+            context.pointee.pix_fmt = shape.pixelFormat
+            context.pointee.sample_aspect_ratio = shape.sampleAspectRatio
             context.pointee.time_base = timeBase
             if let frameRate { context.pointee.framerate = frameRate }
             context.pointee.thread_count = 0

@@ -25,12 +25,10 @@ final class VideoTranscoder: TrackPipeline {
             frameRate: frameRate)
         let filters = Self.filters(options: options, window: window, rotation: rotation)
         let graph = try FilterGraph("[in]\(filters)[out]", sources: [source], sinks: [.video("out")], threads: 0)
-        let shape = try graph.videoShape(of: "out")
         let globalHeader = output.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
         let encoder = try VideoEncoderSetup(
-            options: options, width: shape.width, height: shape.height, pixelFormat: shape.pixelFormat,
-            sampleAspectRatio: shape.sampleAspectRatio, timeBase: try graph.timeBase(of: "out"),
-            frameRate: try graph.frameRate(of: "out") ?? frameRate, globalHeader: globalHeader
+            options: options, sink: "out", of: graph, frameRate: try graph.frameRate(of: "out") ?? frameRate,
+            globalHeader: globalHeader
         ).open()
         let parameters = try encoder.parameters()
         let track = try OutputTrack(output: output, parameters: parameters.pointer, timeBase: encoder.timeBase)

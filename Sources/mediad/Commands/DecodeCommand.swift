@@ -23,10 +23,7 @@ struct DecodeCommand: ParsableCommand {
     @Argument(help: "AAC (ADTS, M4A, MP4) or H.264/H.265 (Annex-B, MP4, Matroska, MPEG-TS) input.")
     var input: String
 
-    @OptionGroup var destination: JobOutputArguments
-
-    @Option(help: .option(DecodeJob.Options.description(of: "format"), defaultFromOutput: true))
-    var format: String?
+    @OptionGroup var destination: JobOutputArguments<DecodeJob>
 
     @Option(help: .option(DecodeJob.Options.description(of: "sample_format")))
     var sampleFormat: String?
@@ -41,7 +38,7 @@ struct DecodeCommand: ParsableCommand {
 
     func run() throws {
         var values = OptionValues()
-        values.add("format", try destination.format(format, byExtension: Self.formatByExtension))
+        try destination.addFormat(to: &values, byExtension: Self.formatByExtension)
         values.add(["sample_format": sampleFormat, "damaged": damaged])
         try JobRunner.run(DecodeJob.self, options: values, inputs: ["file": input], to: destination)
     }

@@ -17,18 +17,14 @@ struct DemuxCommand: ParsableCommand {
     @Argument(help: "The MP4-family input file.")
     var input: String
 
-    @Option(name: .shortAndLong, help: "The directory to write into (created if missing).")
-    var output: String
+    @OptionGroup var destination: DirectoryOutputArguments
 
     @Option(help: .option(DemuxJob.Options.description(of: "damaged")))
     var damaged: String?
 
-    @Flag(help: "Print the result as JSON.")
-    var json = false
-
     func run() throws {
         var values = OptionValues()
         values.add("damaged", damaged)
-        try DirectoryOutputArguments.run(DemuxJob.self, options: values, input: input, directory: output, json: json)
+        try destination.run(DemuxJob.self, options: values, input: input)
     }
 }

@@ -42,9 +42,8 @@ struct EncodeCommand: ParsableCommand {
     @Option(help: "Raw PCM or WAV to encode to AAC beside --video.")
     var audio: String?
 
-    @OptionGroup var destination: JobOutputArguments
+    @OptionGroup var destination: JobOutputArguments<EncodeJob>
 
-    @Option(help: .option(Options.description(of: "format"), defaultFromOutput: true)) var format: String?
     @Option(help: .option(Options.description(of: "sample_rate"))) var sampleRate: String?
     @Option(help: .option(Options.description(of: "channels"))) var channels: String?
     @Option(help: .option(Options.description(of: "sample_format"))) var sampleFormat: String?
@@ -70,7 +69,7 @@ struct EncodeCommand: ParsableCommand {
 
     func run() throws {
         var values = OptionValues()
-        values.add("format", try destination.format(format, byExtension: Self.formatByExtension))
+        try destination.addFormat(to: &values, byExtension: Self.formatByExtension)
         values.add([
             "sample_rate": sampleRate, "channels": channels, "sample_format": sampleFormat, "bitrate": bitrate,
         ])

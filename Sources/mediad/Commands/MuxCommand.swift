@@ -23,17 +23,14 @@ struct MuxCommand: ParsableCommand {
     @Option(help: "Raw H.264 or H.265 in Annex-B format.")
     var video: String?
 
-    @OptionGroup var destination: JobOutputArguments
-
-    @Option(help: .option(MuxJob.Options.description(of: "format"), defaultFromOutput: true))
-    var format: String?
+    @OptionGroup var destination: JobOutputArguments<MuxJob>
 
     @Option(help: .option(MuxJob.Options.description(of: "fps")))
     var fps: String?
 
     func run() throws {
         var values = OptionValues()
-        values.add("format", try destination.format(format))
+        try destination.addFormat(to: &values)
         values.add("fps", fps)
         try JobRunner.run(MuxJob.self, options: values, inputs: ["audio": audio, "video": video], to: destination)
     }

@@ -22,10 +22,7 @@ struct RemuxCommand: ParsableCommand {
     @Argument(help: "The input file.")
     var input: String
 
-    @OptionGroup var destination: JobOutputArguments
-
-    @Option(help: .option(RemuxJob.Options.description(of: "format"), defaultFromOutput: true))
-    var format: String?
+    @OptionGroup var destination: JobOutputArguments<RemuxJob>
 
     @Flag(inversion: .prefixedNo, help: .option(RemuxJob.Options.description(of: "faststart")))
     var faststart: Bool?
@@ -50,10 +47,11 @@ struct RemuxCommand: ParsableCommand {
 
     func run() throws {
         var values = OptionValues()
-        values.add("format", try destination.format(format))
-        values.add("faststart", faststart)
-        values.add("fragmented", fragmented ? true : nil)
-        values.add(["tracks": tracks, "start": start, "end": end, "fps": fps, "damaged": damaged])
+        try destination.addFormat(to: &values)
+        values.add([
+            "faststart": faststart, "fragmented": fragmented ? true : nil, "tracks": tracks, "start": start,
+            "end": end, "fps": fps, "damaged": damaged,
+        ])
         try JobRunner.run(RemuxJob.self, options: values, inputs: ["file": input], to: destination)
     }
 }

@@ -27,14 +27,11 @@ struct RepairCommand: ParsableCommand {
     @Option(help: "A healthy MP4/MOV recorded with the same device or settings.")
     var reference: String?
 
-    @OptionGroup var destination: JobOutputArguments
-
-    @Option(help: .option(RepairJob.Options.description(of: "format"), defaultFromOutput: true))
-    var format: String?
+    @OptionGroup var destination: JobOutputArguments<RepairJob>
 
     func run() throws {
         var values = OptionValues()
-        values.add("format", try format ?? OutputPath.format(of: destination.output))
+        try destination.addFormat(to: &values)
         try JobRunner.run(
             RepairJob.self, options: values, inputs: ["file": input, "reference": reference], to: destination)
     }

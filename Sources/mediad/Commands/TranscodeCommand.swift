@@ -25,9 +25,8 @@ struct TranscodeCommand: ParsableCommand {
     @Argument(help: "The input file.")
     var input: String
 
-    @OptionGroup var destination: JobOutputArguments
+    @OptionGroup var destination: JobOutputArguments<TranscodeJob>
 
-    @Option(help: .option(Options.description(of: "format"), defaultFromOutput: true)) var format: String?
     @Flag(help: .option(Options.description(of: "fragmented"))) var fragmented = false
     @OptionGroup var encoder: EncoderArguments<TranscodeJob>
     @OptionGroup var picture: PictureArguments<TranscodeJob>
@@ -50,7 +49,7 @@ struct TranscodeCommand: ParsableCommand {
 
     func run() throws {
         var values = OptionValues()
-        values.add("format", try destination.format(format, byExtension: Self.formatByExtension))
+        try destination.addFormat(to: &values, byExtension: Self.formatByExtension)
         values.add("fragmented", fragmented ? true : nil)
         encoder.add(to: &values)
         picture.add(to: &values)

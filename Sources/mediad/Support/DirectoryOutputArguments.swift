@@ -3,7 +3,7 @@ import Foundation
 import MediaJobs
 
 /// The output directory and `--json` flag of a command whose job writes several files side by side
-/// (waveform, thumbnails).
+/// (demux, waveform, thumbnails).
 struct DirectoryOutputArguments: ParsableArguments {
     @Option(name: .shortAndLong, help: "The directory to write into (created if missing).")
     var output: String
@@ -18,8 +18,8 @@ struct DirectoryOutputArguments: ParsableArguments {
     }
 
     /// Runs one job with its primary output in `directory`, once its options parse and `prepare` (which
-    /// may make the directory) succeeds, and reports the result: the commands that declare their own
-    /// directory flags (demux, package) run the same way.
+    /// may make the directory) succeeds, and reports the result: package, which declares its own directory
+    /// flags, runs the same way.
     static func run<Job: MediaJob>(
         _ job: Job.Type, options: OptionValues, input: String, directory: String, json: Bool,
         prepare: () throws -> Void = {}

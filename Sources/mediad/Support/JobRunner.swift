@@ -38,7 +38,7 @@ enum JobRunner {
     /// Runs one job of `Job`'s kind through the catalog's entry point, as the server's worker does, with the
     /// primary output at the user's path, then reports the result.
     static func run<Job: MediaJob>(
-        _ job: Job.Type, options: OptionValues, inputs: [String: String?], to arguments: JobOutputArguments
+        _ job: Job.Type, options: OptionValues, inputs: [String: String?], to arguments: JobOutputArguments<Job>
     ) throws {
         OutputPath.refuseOverwriting(inputs.values.compactMap { $0 }, with: arguments.output)
         let result = try run { context in
