@@ -33,6 +33,9 @@ struct RemuxCommand: ParsableCommand {
     @Flag(help: .option(RemuxJob.Options.description(of: "fragmented")))
     var fragmented = false
 
+    @Flag(inversion: .prefixedNo, help: .option(RemuxJob.Options.description(of: "global_sidx")))
+    var globalSidx: Bool?
+
     @Option(help: .option(RemuxJob.Options.description(of: "tracks")))
     var tracks: String?
 
@@ -53,6 +56,7 @@ struct RemuxCommand: ParsableCommand {
         values.add("format", try destination.format(format))
         values.add("faststart", faststart)
         values.add("fragmented", fragmented ? true : nil)
+        values.add("global_sidx", globalSidx)
         values.add(["tracks": tracks, "start": start, "end": end, "fps": fps, "damaged": damaged])
         try JobRunner.run(RemuxJob.self, options: values, inputs: ["file": input], to: destination)
     }

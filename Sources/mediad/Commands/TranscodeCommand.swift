@@ -29,6 +29,7 @@ struct TranscodeCommand: ParsableCommand {
 
     @Option(help: .option(Options.description(of: "format"), defaultFromOutput: true)) var format: String?
     @Flag(help: .option(Options.description(of: "fragmented"))) var fragmented = false
+    @Flag(inversion: .prefixedNo, help: .option(Options.description(of: "global_sidx"))) var globalSidx: Bool?
     @OptionGroup var encoder: EncoderArguments<TranscodeJob>
     @OptionGroup var picture: PictureArguments<TranscodeJob>
     @Option(help: .option(Options.description(of: "rotate"))) var rotate: String?
@@ -52,6 +53,7 @@ struct TranscodeCommand: ParsableCommand {
         var values = OptionValues()
         values.add("format", try destination.format(format, byExtension: Self.formatByExtension))
         values.add("fragmented", fragmented ? true : nil)
+        values.add("global_sidx", globalSidx)
         encoder.add(to: &values)
         picture.add(to: &values)
         values.add([
