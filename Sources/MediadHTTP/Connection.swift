@@ -114,8 +114,11 @@ package struct Connection {
                     method: head.method, uri: head.uri, route: route, status: response.status, sent: sent,
                     received: body.received, duration: ContinuousClock.now - started, requestID: requestID))
         }
-        streamed = try await write(
+        let abandoned: Bool
+        (streamed, abandoned) = try await write(
             response, for: head, keepOpen: keepOpen, to: outbound, files: files, closed: closed)
+        // Closing at once, without the last chunk, tells the client the body is incomplete.
+        if abandoned { throw StreamAbandoned() }
         return keepOpen
     }
 
@@ -124,7 +127,11 @@ package struct Connection {
         (head.method == .GET || head.method == .HEAD) && paths.contains(path)
     }
 
-    /// Writes the response; returns the bytes of a streamed body (the others' length is known before).
+    /// Thrown to close a connection whose streamed body its producer abandoned (`StreamWriter.abandon`).
+    private struct StreamAbandoned: Error {}
+
+    /// Writes the response; returns the bytes of a streamed body (the others' length is known before) and
+    /// whether its producer abandoned it (then its last chunk is not sent).
     ///
     /// A response whose body is at hand goes out as one write of its head, body and end: one hop to the
     /// event loop and one flush (a `writev`) rather than one of each per part.
@@ -132,9 +139,10 @@ package struct Connection {
         _ response: Response, for request: HTTPRequestHead, keepOpen: Bool,
         to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, files: FileRegionCloser,
         closed: EventLoopFuture<Void>
-    ) async throws -> Int {
+    ) async throws -> (streamed: Int, abandoned: Bool) {
         let head = HTTPServerResponsePart.head(Self.head(of: response, version: request.version, keepOpen: keepOpen))
         var streamed = 0
+        var abandoned = false
         switch response.body {
         case .empty,
             .bytes where request.method == .HEAD,
@@ -150,10 +158,10 @@ package struct Connection {
             try await outbound.write(contentsOf: [head, .end(nil)])
         case .stream(let stream):
             try await outbound.write(head)
-            streamed = await produce(stream, to: outbound, closed: closed)
-            try await outbound.write(.end(nil))
+            (streamed, abandoned) = await produce(stream, to: outbound, closed: closed)
+            if !abandoned { try await outbound.write(.end(nil)) }
         }
-        return streamed
+        return (streamed, abandoned)
     }
 
     /// The head a response goes out with: its fields, then `Content-Length` (not for 204 and 304, which
@@ -172,12 +180,12 @@ package struct Connection {
     }
 
     /// Runs a stream's producer until it returns, told to stop when the connection closes or the server
-    /// shuts down; returns the bytes it wrote. The stream stays registered until its connection has
+    /// shuts down; returns the bytes it wrote and whether it abandoned the body. The stream stays registered until its connection has
     /// closed, so that shutdown waits for its last chunk to be sent rather than cut it.
     private func produce(
         _ stream: ResponseStream, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
         closed: EventLoopFuture<Void>
-    ) async -> Int {
+    ) async -> (Int, Bool) {
         let end = StreamEnd()
         let key = streams.add(end)
         closed.whenComplete { [streams] _ in
@@ -186,6 +194,6 @@ package struct Connection {
         }
         let writer = StreamWriter(outbound, end: end)
         await stream.produce(writer)
-        return writer.bytesSent
+        return (writer.bytesSent, writer.isAbandoned)
     }
 }

@@ -10,7 +10,8 @@ import Synchronization
 /// that stops reading is closed by `SendTimeout`. The body is sent chunked and the connection closes after
 /// it. The producer is told, through `StreamWriter.onEnd`, when to stop: the client has closed the
 /// connection, or the server is shutting down (`OpenStreams`); it then returns and the response ends with
-/// its last chunk, cleanly.
+/// its last chunk, cleanly, unless the producer `abandon`ed it: then the connection is closed without the
+/// last chunk, so that the client sees an incomplete transfer rather than a short body taken for whole.
 package struct ResponseStream: Sendable {
     package let produce: @Sendable (StreamWriter) async -> Void
 
@@ -24,6 +25,7 @@ package final class StreamWriter: Sendable {
     private let outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     private let end: StreamEnd
     private let sent = Atomic<Int>(0)
+    private let abandoned = Atomic<Bool>(false)
 
     init(_ outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, end: StreamEnd) {
         self.outbound = outbound
@@ -43,6 +45,16 @@ package final class StreamWriter: Sendable {
 
     /// Calls `action` once when the stream must end (at once if it already must).
     package func onEnd(_ action: @escaping @Sendable () -> Void) { end.onEnd(action) }
+
+    /// Whether the stream must end: its connection closed or the server stops.
+    package var mustEnd: Bool { end.hasEnded }
+
+    /// Marks the body as incomplete: once the producer returns, the connection is closed without the last
+    /// chunk (a body whose source failed, such as an output whose job did not succeed).
+    package func abandon() { abandoned.store(true, ordering: .relaxed) }
+
+    /// Whether the producer abandoned the body.
+    var isAbandoned: Bool { abandoned.load(ordering: .relaxed) }
 
     /// Bytes written so far, for the access log.
     var bytesSent: Int { sent.load(ordering: .relaxed) }
@@ -68,6 +80,9 @@ package final class StreamEnd: Sendable {
         }
         if runNow { action() }
     }
+
+    /// Whether the stream has ended.
+    package var hasEnded: Bool { state.withLock { $0.ended } }
 
     /// Ends the stream: runs every action registered, once.
     package func fire() {

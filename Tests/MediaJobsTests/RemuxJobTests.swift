@@ -53,6 +53,20 @@ import Testing
         // libav 5.1 writes no edit list in fragmented MP4, so the AAC priming is played, and said so.
         #expect(try Oracle.audioOffset(of: input, in: output) != nil)
         #expect(result.warnings.contains { $0.contains("(fragmented) cannot signal") })
+        #expect(boxes.contains("sidx"), "a global sidx by default: \(boxes)")
+    }
+
+    /// `global_sidx=false`: the fragments alone, no `sidx` (nor the `mehd` made from it), a file libav writes
+    /// front to back; the same pictures.
+    @Test func writesFragmentedMP4WithoutGlobalIndex() throws {
+        let scratch = try Scratch("remux")
+        let input = try Fixtures.h264AacMP4()
+        let (output, _) = try remux(input, to: .mp4, in: scratch, ["fragmented": "true", "global_sidx": "false"])
+        let boxes = try Oracle.topLevelBoxes(output)
+        #expect(!boxes.contains("sidx"), "\(boxes)")
+        #expect(boxes.filter { $0 == "moof" }.count >= 3)
+        #expect(boxes.firstIndex(of: "moov")! < boxes.firstIndex(of: "moof")!)
+        #expect(try Oracle.decodedHashes(output, streams: "0:v") == Oracle.decodedHashes(input, streams: "0:v"))
     }
 
     @Test func keepsAudioOnlyForM4A() throws {
@@ -135,6 +149,7 @@ import Testing
     @Test(arguments: [
         ["format": "avi"], ["tracks": "subtitles"], ["start": "-1"], ["start": "abc"], ["faststart": "maybe"],
         ["speed": "2"], ["format": "mkv", "faststart": "true"], ["format": "mkv", "fragmented": "true"],
+        ["global_sidx": "false"],
         ["start": "5", "end": "2"], ["format": "m4a", "tracks": "video"], ["end": "1e300"], ["start": "1000000001"],
     ])
     func rejectsBadOptions(values: [String: String]) {

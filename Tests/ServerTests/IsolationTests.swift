@@ -161,16 +161,18 @@ import Testing
         return id
     }
 
-    /// Submits an encode of `upload` and returns with the worker process the job was handed to stopped
+    /// Submits an encode of `upload` (or the job `path` names) and returns with the worker process the job was handed to stopped
     /// (SIGSTOP). Every job worker of the server is held from the moment it appears (an idle one at once)
     /// until the job's log names the one that took the job; the others then go on. So the job cannot make
     /// any progress before the test acts on it, however loaded the machine: stopping the worker only once
     /// the log named it let a loaded CI run finish the job first.
-    static func heldWorker(_ server: ServerProcess, _ upload: [String]) throws -> (job: String, worker: Int32) {
+    static func heldWorker(
+        _ server: ServerProcess, _ upload: [String], submitting path: String = "/jobs/encode?format=m4a"
+    ) throws -> (job: String, worker: Int32) {
         let holder = ChildProcesses.Holder(server.pid, command: "worker")
         var worker: Int32?
         defer { holder.release(keeping: worker) }
-        let id = try #require(try Curl.run(server.url("/jobs/encode?format=m4a"), upload).json["id"] as? String)
+        let id = try #require(try Curl.run(server.url(path), upload).json["id"] as? String)
         for _ in 0..<3000 where worker == nil {
             worker = try Self.worker(of: server, job: id)
             if worker == nil { usleep(20_000) }

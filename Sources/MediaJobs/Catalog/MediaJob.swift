@@ -36,6 +36,10 @@ public protocol MediaJob: Sendable {
     /// when the options require nothing. The job makes the same checks when it opens its input, which is
     /// all an input by URL or the command line gets.
     static func admission(for options: Options, memoryLimit: Int64?) -> (@Sendable (MediaInfo) throws -> Void)?
+    /// How a job with `options` writes its output `name` (a path inside the output directory), which says
+    /// whether it can be read while the job runs; nil when the kind never writes an output of that name.
+    /// Every output is `completedAtEnd` unless the kind says otherwise (`OutputGrowth`).
+    static func growth(ofOutput name: String, options: Options) -> OutputGrowth?
 }
 
 extension MediaJob {

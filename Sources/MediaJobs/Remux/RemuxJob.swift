@@ -152,7 +152,7 @@ public struct RemuxJob: Sendable {
             + fpsWarning + plan.warnings + writer.warnings + writer.containerWarnings() + writer.editListWarnings
             + emptyTracks
         try destination.finish { path in
-            if options.writesFragments { try MovieExtendsHeader.insert(intoFileAt: path) }
+            if options.indexesFragments { try MovieExtendsHeader.insert(intoFileAt: path) }
             try ISOEditEnd.limit(path: path, shown: shownEnds)
         }
         context.reportProgress(1)

@@ -82,7 +82,7 @@ public struct TranscodeJob: Sendable {
                 "no frames or samples fall between start and end of the input")
         }
         try destination.finish { path in
-            if options.fragmented { try MovieExtendsHeader.insert(intoFileAt: path) }
+            if options.fragmented && options.globalSidx != false { try MovieExtendsHeader.insert(intoFileAt: path) }
         }
         context.reportProgress(1)
         let seconds = Date().timeIntervalSince(began)
@@ -152,6 +152,7 @@ public struct TranscodeJob: Sendable {
     private func muxerOptions(hasVideo: Bool) throws -> [String: String] {
         let iso: [TranscodeJob.Format: ContainerFormat] = [.mp4: .mp4, .mov: .mov, .m4a: .m4a]
         guard let container = iso[options.format] else { return [:] }
-        return try RemuxJob.Options(format: container, fragmented: options.fragmented).muxerOptions(hasVideo: hasVideo)
+        return try RemuxJob.Options(format: container, fragmented: options.fragmented, globalSidx: options.globalSidx)
+            .muxerOptions(hasVideo: hasVideo)
     }
 }

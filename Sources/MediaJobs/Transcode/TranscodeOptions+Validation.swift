@@ -43,6 +43,7 @@ extension TranscodeJob.Options {
         if fragmented && !format.isISOBaseMedia {
             throw invalid("fragmented applies to mp4, mov and m4a, not \(format.rawValue)")
         }
+        if globalSidx != nil && !fragmented { throw invalid("global_sidx applies to fragmented output") }
         if format.isAudioOnly && videoCodec != .none {
             throw invalid("\(format.rawValue) holds audio only: video_codec must be none")
         }

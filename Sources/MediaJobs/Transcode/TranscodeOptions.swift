@@ -21,6 +21,9 @@ extension TranscodeJob {
         public var format: Format
         /// Fragmented MP4 (moof/mdat pairs) instead of faststart; MP4, MOV and M4A only.
         public var fragmented: Bool
+        /// Whether a fragmented file gets remux's global `sidx` and `mehd` (nil, the default not stored in
+        /// records: yes); `false` writes it front to back, readable while the job runs.
+        public var globalSidx: Bool?
         public var videoCodec: VideoCodec
         /// Constant quality; nil with `videoBitrate`, the codec's default without.
         public var crf: Int?
@@ -59,8 +62,9 @@ extension TranscodeJob {
         public var truePeak: Int?
 
         public init(
-            format: Format = .mp4, fragmented: Bool = false, videoCodec: VideoCodec? = nil, crf: Int? = nil,
-            videoBitrate: Int? = nil, maxBitrate: Int? = nil, bufferSize: Int? = nil, preset: Preset? = nil,
+            format: Format = .mp4, fragmented: Bool = false, globalSidx: Bool? = nil, videoCodec: VideoCodec? = nil,
+            crf: Int? = nil, videoBitrate: Int? = nil, maxBitrate: Int? = nil, bufferSize: Int? = nil,
+            preset: Preset? = nil,
             profile: VideoProfile? = nil, level: String? = nil, gop: Int? = nil, bframes: Int? = nil,
             fps: FrameRate? = nil, width: Int? = nil, height: Int? = nil, pixelFormat: PixelFormat? = nil,
             rotate: Rotation = .auto, audioCodec: AudioCodec? = nil, audioBitrate: Int? = nil, sampleRate: Int? = nil,
@@ -69,6 +73,7 @@ extension TranscodeJob {
         ) throws {
             self.format = format
             self.fragmented = fragmented
+            self.globalSidx = globalSidx
             self.videoCodec = videoCodec ?? format.defaultVideoCodec
             self.crf = crf
             self.videoBitrate = videoBitrate
@@ -108,6 +113,7 @@ extension TranscodeJob {
             var reader = OptionReader(values)
             let format = try reader.choice("format", as: Format.self) ?? .mp4
             let fragmented = try reader.boolean("fragmented") ?? false
+            let globalSidx = try reader.boolean("global_sidx")
             let videoCodec = try reader.choice("video_codec", as: VideoCodec.self)
             let crf = try reader.integer("crf", in: Self.anyCRF)
             let videoBitrate = try reader.bitRate("video_bitrate", in: Self.videoBitRates)
@@ -134,8 +140,9 @@ extension TranscodeJob {
             let truePeak = try reader.integer("true_peak", in: Self.truePeaks)
             try reader.finish()
             try self.init(
-                format: format, fragmented: fragmented, videoCodec: videoCodec, crf: crf, videoBitrate: videoBitrate,
-                maxBitrate: maxBitrate, bufferSize: bufferSize, preset: preset, profile: profile, level: level,
+                format: format, fragmented: fragmented, globalSidx: globalSidx, videoCodec: videoCodec, crf: crf,
+                videoBitrate: videoBitrate, maxBitrate: maxBitrate, bufferSize: bufferSize, preset: preset,
+                profile: profile, level: level,
                 gop: gop, bframes: bframes, fps: fps, width: width, height: height, pixelFormat: pixelFormat,
                 rotate: rotate, audioCodec: audioCodec, audioBitrate: audioBitrate, sampleRate: sampleRate,
                 channels: channels, start: start, end: end, measure: measure, loudness: loudness, truePeak: truePeak)
@@ -147,6 +154,7 @@ extension TranscodeJob {
             try self.init(
                 format: values.decodeIfPresent(Format.self, forKey: .format) ?? .mp4,
                 fragmented: values.decodeIfPresent(Bool.self, forKey: .fragmented) ?? false,
+                globalSidx: values.decodeIfPresent(Bool.self, forKey: .globalSidx),
                 videoCodec: values.decodeIfPresent(VideoCodec.self, forKey: .videoCodec),
                 crf: values.decodeIfPresent(Int.self, forKey: .crf),
                 videoBitrate: values.decodeIfPresent(Int.self, forKey: .videoBitrate),
@@ -184,6 +192,7 @@ extension TranscodeJob {
 
         enum CodingKeys: String, CodingKey {
             case format, fragmented
+            case globalSidx = "global_sidx"
             case videoCodec = "video_codec"
             case crf
             case videoBitrate = "video_bitrate"

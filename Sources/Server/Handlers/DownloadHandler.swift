@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// The download routes of a succeeded job's outputs: one output (`GET /jobs/{id}/outputs/{name}`, the
+/// The download routes of a job's outputs: one output (`GET /jobs/{id}/outputs/{name}`, the
 /// primary one at `GET /jobs/{id}/output`), all of them as one tar archive (`GET /jobs/{id}/outputs.tar`,
 /// in `OutputArchive`), and the CORS preflights of the three, for web players on other origins.
 struct DownloadHandler {
@@ -20,7 +20,8 @@ struct DownloadHandler {
         configuration.corsOrigins.preflight(request)
     }
 
-    /// `GET /jobs/{id}/outputs/{name}` and `GET /jobs/{id}/output`: a listed output, sent with sendfile,
+    /// `GET /jobs/{id}/outputs/{name}` and `GET /jobs/{id}/output`: a listed output of a succeeded job (a
+    /// running job's output that is written front to back is followed instead: `follow`), sent with sendfile,
     /// with `ETag` (the SHA-256), the conditional fields (`If-Match`, `If-None-Match`, `If-Range`) and `Range`. Only outputs in the job record are served:
     /// they were complete under their final name before the record listed them. A name that could leave
     /// the job's outputs (`..`, an empty folder, a hidden file: `JobStore.isValidOutputName`) is 400 before
@@ -33,10 +34,7 @@ struct DownloadHandler {
                     + "none empty or starting with a dot")
         }
         let record = try await access.job(request)
-        guard record.state == .succeeded else {
-            throw ServiceError(
-                .conflict, "not_ready", "job \(record.id) is \(record.state.rawValue); outputs exist once it succeeded")
-        }
+        guard record.state == .succeeded else { return try await follow(record, name: name) }
         guard let output = name.map({ wanted in record.outputs.first { $0.name == wanted } }) ?? record.outputs.first
         else {
             throw ServiceError.notFound("job \(record.id) has no output \(name ?? "")")
@@ -85,7 +83,7 @@ struct DownloadHandler {
 
     /// `talk.mkv` for the primary output of a job whose upload was `talk.mp4`; the output's own file name
     /// otherwise (`seg_00001.m4s` for `720p/seg_00001.m4s`).
-    private func downloadName(_ outputName: String, _ record: JobRecord) -> String {
+    func downloadName(_ outputName: String, _ record: JobRecord) -> String {
         let ext = URL(fileURLWithPath: outputName).pathExtension
         let fileName = URL(fileURLWithPath: outputName).lastPathComponent
         guard outputName.hasPrefix("output."), let source = record.sourceName else { return fileName }

@@ -30,6 +30,9 @@ struct RemuxCommand: ParsableCommand {
     @Flag(help: .option(RemuxJob.Options.description(of: "fragmented")))
     var fragmented = false
 
+    @Flag(inversion: .prefixedNo, help: .option(RemuxJob.Options.description(of: "global_sidx")))
+    var globalSidx: Bool?
+
     @Option(help: .option(RemuxJob.Options.description(of: "tracks")))
     var tracks: String?
 
@@ -49,8 +52,8 @@ struct RemuxCommand: ParsableCommand {
         var values = OptionValues()
         try destination.addFormat(to: &values)
         values.add([
-            "faststart": faststart, "fragmented": fragmented ? true : nil, "tracks": tracks, "start": start,
-            "end": end, "fps": fps, "damaged": damaged,
+            "faststart": faststart, "fragmented": fragmented ? true : nil, "global_sidx": globalSidx,
+            "tracks": tracks, "start": start, "end": end, "fps": fps, "damaged": damaged,
         ])
         try JobRunner.run(RemuxJob.self, options: values, inputs: ["file": input], to: destination)
     }

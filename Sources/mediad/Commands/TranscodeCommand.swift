@@ -28,6 +28,7 @@ struct TranscodeCommand: ParsableCommand {
     @OptionGroup var destination: JobOutputArguments<TranscodeJob>
 
     @Flag(help: .option(Options.description(of: "fragmented"))) var fragmented = false
+    @Flag(inversion: .prefixedNo, help: .option(Options.description(of: "global_sidx"))) var globalSidx: Bool?
     @OptionGroup var encoder: EncoderArguments<TranscodeJob>
     @OptionGroup var picture: PictureArguments<TranscodeJob>
     @Option(help: .option(Options.description(of: "rotate"))) var rotate: String?
@@ -51,6 +52,7 @@ struct TranscodeCommand: ParsableCommand {
         var values = OptionValues()
         try destination.addFormat(to: &values, byExtension: Self.formatByExtension)
         values.add("fragmented", fragmented ? true : nil)
+        values.add("global_sidx", globalSidx)
         encoder.add(to: &values)
         picture.add(to: &values)
         values.add([

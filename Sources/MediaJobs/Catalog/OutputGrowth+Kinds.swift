@@ -1,0 +1,62 @@
+import MediaCore
+
+// Which outputs each kind writes front to back (`OutputGrowth.appended`), by the muxer that writes them:
+// libav 5.1's mpegts, adts, h264/hevc, rawvideo, yuv4mpegpipe and raw PCM muxers never seek back, nor does
+// its mov muxer for a fragmented file without `global_sidx` (an empty `moov` first, then `moof`/`mdat` pairs
+// and the `mfra` appended at the end). Every other output is completed when the job ends: the mov muxer
+// writes a whole file's `moov` then (and moves it to the front for faststart), matroska and webm go back
+// to the header for the duration, the seek head and the cues, wav for its RIFF sizes, mp3 for its Xing
+// header, flv and asf for their headers.
+
+extension RemuxJob {
+    public static func growth(ofOutput name: String, options: Options) -> OutputGrowth? {
+        let appends = options.format == .ts || (options.writesFragments && !options.indexesFragments)
+        return primaryOnly(name, options: options, appends: appends)
+    }
+}
+
+extension TranscodeJob {
+    public static func growth(ofOutput name: String, options: Options) -> OutputGrowth? {
+        let appends =
+            options.format == .ts || options.format == .adts || (options.fragmented && options.globalSidx == false)
+        return primaryOnly(name, options: options, appends: appends)
+    }
+}
+
+extension MuxJob {
+    public static func growth(ofOutput name: String, options: Options) -> OutputGrowth? {
+        primaryOnly(name, options: options, appends: options.format == .ts)
+    }
+}
+
+extension EncodeJob {
+    public static func growth(ofOutput name: String, options: Options) -> OutputGrowth? {
+        primaryOnly(name, options: options, appends: [.ts, .adts, .h264, .h265].contains(options.format))
+    }
+}
+
+extension DecodeJob {
+    /// WAV has its sizes written at the end; the other formats are appended. Without a format the output is
+    /// `output.wav`, or `output.y4m` for an input without audio.
+    public static func growth(ofOutput name: String, options: Options) -> OutputGrowth? {
+        let possible = options.format.map { ["output." + $0.rawValue] } ?? ["output.wav", "output.y4m"]
+        guard possible.contains(name) else { return nil }
+        return name == "output.wav" ? .completedAtEnd : .appended
+    }
+}
+
+extension DemuxJob {
+    /// The elementary streams (`audio.aac`, `video.h264`, `audio.2.aac`, …) are appended; `info.json` is
+    /// written whole at the end.
+    public static func growth(ofOutput name: String, options: Options) -> OutputGrowth? {
+        if name == infoFileName { return .completedAtEnd }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard (2...3).contains(parts.count), parts.dropFirst().dropLast().allSatisfy({ Int($0) != nil }) else {
+            return nil
+        }
+        switch (parts.first, parts.last) {
+        case ("audio", "aac"), ("video", "h264"), ("video", "h265"): return .appended
+        default: return nil
+        }
+    }
+}
