@@ -75,7 +75,7 @@ import TestSupport
         let versions = try server.psql("SELECT count(*), max(version) FROM mediad_schema", database: settings.database)
         #expect(versions == "\(DatabaseSchema.version)|\(DatabaseSchema.version)")
         let again = try await DatabaseSchema.migrate(settings, logger: PostgresSuite.quiet)
-        #expect(again == SchemaMigration(from: DatabaseSchema.version, to: DatabaseSchema.version))
+        #expect(again.from == DatabaseSchema.version && again.to == DatabaseSchema.version)
     }
 
     @Test func aNewerSchemaIsRefused() async throws {

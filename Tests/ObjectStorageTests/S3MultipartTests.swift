@@ -16,19 +16,20 @@ import Testing
             S3ClientTests.bytes(123_457, seed: 3),
         ]
         let id = try await client.createMultipartUpload("big file.mp4", contentType: "video/mp4")
-        #expect(try await client.listMultipartUploads().contains(S3Client.Upload(key: "big file.mp4", uploadID: id)))
+        #expect(try await client.listMultipartUploads().contains { $0.key == "big file.mp4" && $0.uploadID == id })
         var stored: [S3Client.Part] = []
         // The second part goes up from a file, unsigned; the others from memory, with their hashes.
         let file = try s3.scratch.write("part2.bin", parts[1])
-        for (index, part) in parts.enumerated().reversed() {
+        for (index, bytes) in parts.enumerated().reversed() {
             let number = index + 1
-            let etag =
+            let part =
                 number == 2
                 ? try await client.uploadPart("big file.mp4", uploadID: id, number: number, body: .file(file))
                 : try await client.uploadPart(
-                    "big file.mp4", uploadID: id, number: number, body: .bytes(part),
-                    sha256Hex: SigV4Signer.sha256Hex(part))
-            stored.append(S3Client.Part(number: number, etag: etag))
+                    "big file.mp4", uploadID: id, number: number, body: .bytes(bytes),
+                    sha256Hex: SigV4Signer.sha256Hex(bytes))
+            #expect(part.number == number && !part.etag.isEmpty)
+            stored.append(part)
         }
         try await client.completeMultipartUpload("big file.mp4", uploadID: id, parts: stored)
         let whole = parts.flatMap { $0 }

@@ -3,13 +3,8 @@ import PostgresNIO
 
 /// What `DatabaseSchema.migrate` found and did: the version the database was at and the one it is at now.
 public struct SchemaMigration: Sendable, Equatable {
-    public var from: Int
-    public var to: Int
-
-    public init(from: Int, to: Int) {
-        self.from = from
-        self.to = to
-    }
+    public let from: Int
+    public let to: Int
 }
 
 extension DatabaseSchema {

@@ -17,16 +17,14 @@ import Logging
 /// holder that stalled past its lease writes nothing once another replica took the job. Every heartbeat a
 /// replica renews its leases (learning of cancel requests) and takes back the expired leases of replicas
 /// that died or stalled.
-final class DatabaseScheduler: JobScheduler, ReplicaCoordination {
+final class DatabaseScheduler: ClaimingScheduler {
     let database: JobDatabase
     let settings: ReplicaSettings
     /// The leases of the jobs that run here.
     var held: [String: JobLease] = [:]
     /// The outcome of runs that ended here, by job id, noted in `runs` with the lease's release.
     var endedRuns: [String: String] = [:]
-    /// A claim pass is under way / another was asked for meanwhile.
-    private var claiming = false
-    private var claimAgain = false
+    var passes = ClaimPasses()
     /// Keeps the index current from the database's notifications.
     private(set) var follower: DatabaseFollower?
     /// Whether the database answered the last statement; `JobService.capacity` and `/readyz` read it.
@@ -103,43 +101,14 @@ final class DatabaseScheduler: JobScheduler, ReplicaCoordination {
 
     // MARK: Queue
 
-    /// The queued jobs of every replica, as the index (kept current by notifications) has them.
-    func queuedCount(_ jobs: isolated JobService) -> Int {
-        jobs.records.count { $0.state == .queued }
-    }
-
-    /// The job is in the database already (`publish`), whose notification wakes every replica; this one
-    /// looks at once.
-    func enqueue(_ id: String, _ jobs: isolated JobService) {
-        startNext(jobs)
-    }
-
-    /// Starts a claim pass unless one is under way (which then goes round once more).
-    func startNext(_ jobs: isolated JobService) {
-        guard !claiming else {
-            claimAgain = true
-            return
-        }
-        claiming = true
-        Task { await self.claimPass(jobs) }
-    }
-
-    /// The run stopped by a drain goes back to the queue at once, for any replica (its release notes
-    /// `requeued`).
-    func requeue(_ id: String, _ jobs: isolated JobService) async {
-        await release(id, jobs)
-    }
-
     /// Claims the oldest queued jobs while any job could start here: a worker and a fetch slot both free,
     /// since which kind of room the job needs is known only once it is claimed.
-    private func claimPass(_ jobs: isolated JobService) async {
+    func claimPass(_ jobs: isolated JobService) async {
         repeat {
-            claimAgain = false
             while jobs.accepting, jobs.runs.hasRoomForAnyJob {
                 guard await claimOne(jobs) else { break }
             }
-        } while claimAgain && jobs.accepting && jobs.runs.hasRoomForAnyJob
-        claiming = false
+        } while passes.goesRoundAgain(worthIt: jobs.accepting && jobs.runs.hasRoomForAnyJob)
     }
 
     /// Claims one queued job and starts it (or cancels it, if asked to meanwhile); false when none was

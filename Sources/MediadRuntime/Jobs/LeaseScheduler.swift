@@ -11,14 +11,12 @@ import Logging
 /// every heartbeat (looking for cancel requests at the same time), and claims queued jobs, and running
 /// jobs whose lease has expired, whenever it has a free worker. Every run appends `<replica> <attempt>
 /// <time> start` and `… end <outcome>` to the job's `runs` file.
-final class LeaseScheduler: JobScheduler, ReplicaCoordination {
+final class LeaseScheduler: ClaimingScheduler {
     private let settings: ReplicaSettings
     private let leases: HeldLeases
     /// When a job that could not be claimed is worth trying again.
     private var claimRetry: [String: Date] = [:]
-    /// A claim pass is under way / another was asked for meanwhile.
-    private var claiming = false
-    private var claimAgain = false
+    var passes = ClaimPasses()
     /// When the index was last refreshed from the store.
     private var lastRescan = Date.distantPast
     /// The attempt and outcome of runs that ended here, by job id, until their record is saved.
@@ -54,33 +52,10 @@ final class LeaseScheduler: JobScheduler, ReplicaCoordination {
 
     // MARK: Queue
 
-    func queuedCount(_ jobs: isolated JobService) -> Int {
-        jobs.records.count { $0.state == .queued }
-    }
-
-    /// The index is the queue: a claim pass picks the job from it.
-    func enqueue(_ id: String, _ jobs: isolated JobService) {
-        startNext(jobs)
-    }
-
-    /// Starts a claim pass unless one is under way (which then goes round once more).
-    func startNext(_ jobs: isolated JobService) {
-        guard !claiming else {
-            claimAgain = true
-            return
-        }
-        claiming = true
-        Task { await self.claimPass(jobs) }
-    }
-
-    /// Notes the run's end and releases the lease, so that any replica may claim the job again at once.
-    func requeue(_ id: String, _ jobs: isolated JobService) async {
-        await release(id, jobs)
-    }
-
-    private func claimPass(_ jobs: isolated JobService) async {
+    /// Claims queued jobs, and running ones whose holder is gone, oldest first, while the run tracker has
+    /// room.
+    func claimPass(_ jobs: isolated JobService) async {
         repeat {
-            claimAgain = false
             var tries = 0
             while jobs.accepting, !jobs.runs.isFull, tries < 4 * jobs.runs.capacity,
                 let id = nextCandidate(jobs)
@@ -88,8 +63,7 @@ final class LeaseScheduler: JobScheduler, ReplicaCoordination {
                 tries += 1
                 await claim(id, jobs)
             }
-        } while claimAgain && jobs.accepting && !jobs.runs.isFull
-        claiming = false
+        } while passes.goesRoundAgain(worthIt: jobs.accepting && !jobs.runs.isFull)
     }
 
     /// The oldest job that is queued, or running elsewhere, not known to be held, and that the run tracker has

@@ -7,26 +7,17 @@ import NIOHTTP1
 /// An upload that is neither completed nor aborted keeps its parts (and costs storage) until aborted:
 /// `listMultipartUploads` finds such leftovers.
 extension S3Client {
-    /// A part that was stored: its number (1 to 10000) and the ETag the store gave it.
+    /// A part that was stored: its number (1 to 10000) and the ETag the store gave it, as `uploadPart`
+    /// returns it for `completeMultipartUpload`. Only the store's answer makes one.
     public struct Part: Sendable, Equatable {
-        public var number: Int
-        public var etag: String
-
-        public init(number: Int, etag: String) {
-            self.number = number
-            self.etag = etag
-        }
+        public let number: Int
+        public let etag: String
     }
 
-    /// An upload in progress: its key (relative to the prefix) and id.
+    /// An upload in progress, as `listMultipartUploads` finds it: its key (relative to the prefix) and id.
     public struct Upload: Sendable, Equatable {
-        public var key: String
-        public var uploadID: String
-
-        public init(key: String, uploadID: String) {
-            self.key = key
-            self.uploadID = uploadID
-        }
+        public let key: String
+        public let uploadID: String
     }
 
     /// Starts an upload of `key` and returns its id.
@@ -44,11 +35,11 @@ extension S3Client {
         return id
     }
 
-    /// Stores part `number` of the upload and returns its ETag, which `completeMultipartUpload` needs.
+    /// Stores part `number` of the upload and returns it with the ETag the store gave it, as `completeMultipartUpload` needs it.
     /// With `sha256Hex`, the store checks the part against it.
     public func uploadPart(
         _ key: String, uploadID: String, number: Int, body: HTTPClient.Body, sha256Hex: String? = nil
-    ) async throws -> String {
+    ) async throws -> Part {
         guard (1...10_000).contains(number) else {
             throw S3Error(
                 code: "InvalidPartNumber", status: nil, message: "part numbers run from 1 to 10000: \(number)")
@@ -63,7 +54,7 @@ extension S3Client {
                 code: "InvalidResponse", status: response.status,
                 message: "PUT part \(number) of \(key): the answer has no ETag")
         }
-        return etag
+        return Part(number: number, etag: etag)
     }
 
     /// Assembles `parts` (in number order) into the object and returns its ETag. S3 may answer 200 and

@@ -41,19 +41,15 @@ struct S3XML: Sendable, Equatable {
 
     /// `text` with XML's five special characters escaped, for a request document.
     static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default: result.append(character)
-            }
+        text.reduce(into: "") { escaped, character in
+            if let entity = entities[character] { escaped += entity } else { escaped.append(character) }
         }
-        return result
     }
+
+    /// The entity that stands for each of XML's special characters.
+    private static let entities: [Character: String] = [
+        "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;",
+    ]
 
     /// Builds the tree from the parser's callbacks (used on one thread, within `parse`).
     private final class Builder: NSObject, XMLParserDelegate {
