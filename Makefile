@@ -54,10 +54,12 @@ deps:
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_PACKAGES)"
 
 ## Adds what the benchmarks compare against: nginx (unpacked, run by the harness as the current user on
-## loopback) and the wrk load generator. `apt-get download` needs the package lists: they are fetched once
+## loopback) and the wrk load generator, and the PostgreSQL the database case runs in a temporary directory
+## of its own (bench/harness/postgres.py). `apt-get download` needs the package lists: they are fetched once
 ## when it finds none.
 bench-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(BENCH_APT_PACKAGES)"
+	@$(MAKE) --no-print-directory postgres-deps
 	@test -x "$(NGINX)" || { \
 		echo "unpacking nginx into $(NGINX_ROOT)"; \
 		mkdir -p "$(NGINX_ROOT)" && cd "$(NGINX_ROOT)" && \

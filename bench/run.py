@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""mediad against the ffmpeg CLI, cp and nginx, measured side by side in one run.
+"""mediad against the ffmpeg CLI, cp and nginx (and its PostgreSQL mode against its filesystem store),
+measured side by side in one run.
 
 Generates its media with the ffmpeg CLI into bench/media/ (gitignored), runs every case after a warm-up
 several times, and prints a Markdown table of medians and of ratios taken in the same run on the same
@@ -9,8 +10,8 @@ table to bench/results/<date>.md.
   bench/run.py --bin-dir .build/release            # the full benchmark (make bench)
   bench/run.py --bin-dir .build/debug --smoke      # seconds-long, tiny inputs, no targets (make bench-smoke)
 
-Every mediad server and nginx the harness starts is killed when it ends, on success, failure or Ctrl-C.
-Servers listen on loopback only, on ports the kernel picks.
+Every mediad server, nginx and PostgreSQL the harness starts is stopped when it ends, on success, failure or
+Ctrl-C. Servers listen on loopback only, on ports the kernel picks.
 """
 
 # The cases live in bench/cases/ (a module per case or family), what they share in bench/harness/.
@@ -59,7 +60,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3, help="timed runs per measurement (after one warm-up)")
     parser.add_argument("--note", default="", help="a line for the results file (e.g. what else ran)")
     parser.add_argument("--cases", default="remux,package,encode,upload,end_to_end,small_jobs,scaling,status_api,"
-                                            "transcode,thumbnails,loudness,ladder",
+                                            "transcode,thumbnails,loudness,ladder,database",
                         help="comma-separated subset of the cases")
     arguments = parser.parse_args()
     servers.NGINX = arguments.nginx

@@ -2,6 +2,7 @@
 `--cases` names it: `bench.remux()`, `bench.status_api()`, …"""
 
 from cases.base import BenchBase
+from cases.database import DatabaseCases
 from cases.encode import EncodeCases
 from cases.jobs import JobCases
 from cases.package import PackageCases
@@ -13,5 +14,5 @@ from cases.upload import UploadCases
 
 
 class Bench(BenchBase, RemuxCases, PackageCases, EncodeCases, UploadCases, JobCases, StatusAPICases,
-            TranscodeCases, ThumbnailsCases):
+            TranscodeCases, ThumbnailsCases, DatabaseCases):
     """Every case, run against the binaries in `--bin-dir` on the media of `Media`."""

@@ -3,7 +3,7 @@
 import json
 import os
 
-from harness.processes import CaseFailure, call, run
+from harness.processes import CaseFailure, call, wrk
 from harness.report import at_least, ratio
 from harness.servers import Nginx, Server
 
@@ -14,14 +14,6 @@ class StatusAPICases:
         name = "GET /jobs/{id} (wrk)"
         duration = "1s" if self.smoke else "10s"
 
-        def wrk(url):
-            output = run(["wrk", "-t", "2", "-c", "32", "-d", duration, "--latency", url])
-            if "Non-2xx" in output or "Socket errors" in output:
-                raise CaseFailure(f"wrk saw errors for {url}: {output[-400:]}")
-            rate = float(output.split("Requests/sec:")[1].split()[0])
-            p99 = output.split(" 99%")[1].split()[0]
-            return rate, p99
-
         def measure():
             server = Server(self.mediad, self.scratch, "--workers", "2", "--isolation", "none")
             with open(self.media.small, "rb") as file:
@@ -30,13 +22,13 @@ class StatusAPICases:
                 raise CaseFailure(f"the status job did not succeed: {job!r}"[:400])
             url = server.url(f"/jobs/{job['id']}")
             _, document = call("GET", url)
-            mediad_rate, mediad_p99 = wrk(url)
+            mediad_rate, mediad_p99 = wrk(url, duration)
             server.close()
             nginx = Nginx(self.scratch)
             os.makedirs(os.path.join(nginx.www, "jobs"))
             with open(os.path.join(nginx.www, "jobs", job["id"]), "w") as file:
                 json.dump(document, file)
-            nginx_rate, nginx_p99 = wrk(f"{nginx.base}/jobs/{job['id']}")
+            nginx_rate, nginx_p99 = wrk(f"{nginx.base}/jobs/{job['id']}", duration)
             nginx.close()
             self.report.add(name, f"{mediad_rate:.0f} req/s, p99 {mediad_p99}",
                             f"nginx static {nginx_rate:.0f} req/s, p99 {nginx_p99}",

@@ -11,6 +11,8 @@ import urllib.request
 
 # Processes still running that the harness must stop before it exits.
 children = []
+# What else must be undone before it exits (a PostgreSQL server that pg_ctl started): functions to call.
+cleanups = []
 
 
 class CaseFailure(Exception):
@@ -121,6 +123,8 @@ def stop(process):
 def stop_all():
     for process in list(children):
         stop(process)
+    for cleanup in list(cleanups):
+        cleanup()
 
 
 def free_port():
@@ -141,6 +145,17 @@ def call(method, url, body=None, timeout=600):
         return status, json.loads(data)
     except ValueError:
         return status, data
+
+
+def wrk(url, duration):
+    """Requests per second and p99 latency (as wrk prints it) of `wrk` on `url` for `duration` ("10s"), from
+    2 threads and 32 connections; fails the case if any answer was not 2xx or a socket failed."""
+    output = run(["wrk", "-t", "2", "-c", "32", "-d", duration, "--latency", url])
+    if "Non-2xx" in output or "Socket errors" in output:
+        raise CaseFailure(f"wrk saw errors for {url}: {output[-400:]}")
+    rate = float(output.split("Requests/sec:")[1].split()[0])
+    p99 = output.split(" 99%")[1].split()[0]
+    return rate, p99
 
 
 def memory_kib(pid, field):

@@ -18,10 +18,12 @@ NGINX = "nginx"
 
 
 class Server:
-    """A real `mediad serve` on a free loopback port with its own data directory."""
+    """A real `mediad serve` on a free loopback port with its own data directory, or with `data`, one that
+    replicas share (left for its maker to remove)."""
 
-    def __init__(self, binary, scratch, *arguments):
-        self.data = tempfile.mkdtemp(prefix="server-", dir=scratch)
+    def __init__(self, binary, scratch, *arguments, data=None):
+        self.owns_data = data is None
+        self.data = data or tempfile.mkdtemp(prefix="server-", dir=scratch)
         self.process = start(
             [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", self.data, *arguments],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -40,7 +42,8 @@ class Server:
 
     def close(self):
         stop(self.process)
-        shutil.rmtree(self.data, ignore_errors=True)
+        if self.owns_data:
+            shutil.rmtree(self.data, ignore_errors=True)
 
 
 class Nginx:
@@ -109,15 +112,18 @@ http {{
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def submit_jobs(server, body, jobs, clients=4):
+def submit_jobs(server, body, jobs, clients=4, records=None):
     """Posts `jobs` remux jobs of `body` from `clients` keep-alive connections, each waiting for its job to
-    end; the wall time of them all, in seconds."""
+    end; the wall time of them all, in seconds. `server` may be a list of replicas, which the clients take
+    in turn; each job's JSON is appended to `records` when given."""
     errors = []
     remaining = iter(range(jobs))
     lock = threading.Lock()
+    replicas = server if isinstance(server, list) else [server]
 
-    def client():
-        connection = http.client.HTTPConnection("127.0.0.1", int(server.base.rsplit(":", 1)[1]), timeout=120)
+    def client(index):
+        port = int(replicas[index % len(replicas)].base.rsplit(":", 1)[1])
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         while True:
             with lock:
                 if next(remaining, None) is None or errors:
@@ -127,9 +133,11 @@ def submit_jobs(server, body, jobs, clients=4):
             data = response.read()
             if response.status != 200 or json.loads(data)["state"] != "succeeded":
                 errors.append(f"{response.status}: {data[:300]!r}")
+            elif records is not None:
+                records.append(json.loads(data))
         connection.close()
 
-    threads = [threading.Thread(target=client) for _ in range(clients)]
+    threads = [threading.Thread(target=client, args=(index,)) for index in range(clients)]
     start_time = time.perf_counter()
     for thread in threads:
         thread.start()
