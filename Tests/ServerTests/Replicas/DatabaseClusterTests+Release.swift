@@ -35,6 +35,35 @@ extension DatabaseClusterTests {
         #expect(try DatabaseReplicaTests.job(server, id)["state"] as? String == "succeeded")
     }
 
+    /// The end of a run whose record cannot be saved is not reported: the replica goes on answering the
+    /// job as stored (`running`), and once its lease expires the job runs again and ends then.
+    @Test func anUnsavedEndIsNotReported() throws {
+        let postgres = try DatabaseReplicaTests.database()
+        defer { postgres.shutdown() }
+        let scratch = try Scratch("db-cluster-unsaved")
+        let log = scratch.file("r1.log")
+        // The lease outlasts the test's look at the job and lifting the fault, so the next attempt's save works.
+        let server = try Self.workerReplica(postgres, data: scratch.file("data"), ttl: 20, log: log)
+        defer { server.stop() }
+        let (id, worker) = try IsolationTests.heldWorker(server, ["-T", try IsolationTests.noisePCM(scratch, 5)])
+        defer { kill(worker, SIGCONT) }
+        try Self.armFault(postgres, "BEFORE UPDATE ON jobs FOR EACH ROW WHEN (NEW.state = 'succeeded')")
+
+        kill(worker, SIGCONT)
+        // The save is tried again for half the TTL, then given up.
+        let gaveUp = EventStreamTests.eventually(120) {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("recording the end of a job failed")
+        }
+        try #require(gaveUp, "the end's save never gave up")
+        let reported = try DatabaseReplicaTests.job(server, id)
+        #expect(reported["state"] as? String == "running", "an end that was not saved: \(reported)")
+        try Self.disarmFault(postgres)
+
+        let ended = try DatabaseReplicaTests.job(server, id, wait: 120)
+        #expect(ended["state"] as? String == "succeeded" && ended["attempts"] as? Int == 2, "\(ended)")
+        #expect(try DatabaseReplicaTests.runs(postgres, id) == ["1 r1", "2 r1 succeeded"])
+    }
+
     /// One replica, `r1`, with one job worker (a process, which a test can hold) and a lease of `ttl` seconds.
     static func workerReplica(_ postgres: PostgresServer, data: String, ttl: Int, log: String? = nil) throws
         -> ServerProcess
