@@ -21,18 +21,29 @@ extension DatabaseScheduler {
     /// Saves a record in the database, fenced by the job's lease when it runs here (`lease_lost` when
     /// another replica took it over), then the worker's copy in the job's directory. A database that does
     /// not answer is tried again for up to half the lease's time: a restart of PostgreSQL loses no run's end.
+    ///
+    /// The record that ends a run here (any state but `running` while the lease is held: ended, or queued
+    /// again by a drain) is saved in the same statement that releases the lease and notes the run's end,
+    /// so a replica that dies in between cannot leave an ended job held, its run open, for good.
     func save(_ record: JobRecord, _ jobs: isolated JobService) async throws {
         let lease = held[record.id]
+        let endsRun = lease != nil && record.state != .running
+        let outcome = endedRuns[record.id] ?? record.state.rawValue
         let saved: Bool
         do {
             saved = try await retrying(jobs) { database in
-                if let lease { return try await database.save(record, lease: lease) }
-                return try await database.saveUnheld(record)
+                guard let lease else { return try await database.saveUnheld(record) }
+                if endsRun { return try await database.release(lease, record: record, outcome: outcome) }
+                return try await database.save(record, lease: lease)
             }
         } catch let error as DatabaseError {
             throw Self.unavailable(error)
         }
         guard saved else { throw StoreError.leaseLost(record.id) }
+        if endsRun {
+            held[record.id] = nil
+            endedRuns[record.id] = nil
+        }
         try await jobs.io { [store = jobs.store] in try store.save(record) }
     }
 
@@ -134,7 +145,8 @@ extension DatabaseScheduler {
     }
 
     /// The record is saved: the lease goes, the run's end is noted, and the job, if queued again, is
-    /// claimable by any replica at once.
+    /// claimable by any replica at once. A run's end saved by `save` went with its release already; this
+    /// releases a lease still held.
     func release(_ id: String, _ jobs: isolated JobService) async {
         guard let lease = held.removeValue(forKey: id), let record = jobs.records[id] else { return }
         let outcome = endedRuns.removeValue(forKey: id) ?? record.state.rawValue

@@ -3,9 +3,9 @@ import TestSupport
 import Testing
 
 extension DatabaseClusterTests {
-    /// The release that ends a run fails once its record is saved (the database refuses to end the run in
-    /// `runs`, as it did when stopped at that moment): the replica tries it again, so the job keeps no holder
-    /// and its run ends `succeeded` once the database takes it.
+    /// The statement that ends a run (record, release and the run's end in `runs`) fails, as it would with
+    /// the database stopped at that moment: nothing of it is written, and the replica tries it again, so the
+    /// job keeps no holder and its run ends `succeeded` once the database takes it.
     @Test func aFailedReleaseIsTriedAgain() throws {
         let postgres = try DatabaseReplicaTests.database()
         defer { postgres.shutdown() }
@@ -23,7 +23,7 @@ extension DatabaseClusterTests {
 
         kill(worker, SIGCONT)
         try #require(try Self.faultHit(postgres), "the run's end was never attempted")
-        #expect(try stored() == "succeeded r1", "the record is saved before the release")
+        #expect(try stored() == "running r1", "the record's end is written with the run's end, or not at all")
         try Self.disarmFault(postgres)
 
         let released = try EventStreamTests.eventually(60) {
