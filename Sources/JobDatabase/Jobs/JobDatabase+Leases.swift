@@ -5,12 +5,15 @@ import PostgresNIO
 /// The queue and leases: claiming a job, renewing, releasing and handing back its lease.
 extension JobDatabase {
     /// Claims the oldest queued job for `replica` until the database's `now()` + `ttl` seconds, or the
-    /// queued job `id` when given; nil when there is none (or another replica is claiming it).
+    /// queued job `id` when given, but none of `excluding`; nil when there is none (or another replica is
+    /// claiming it).
     ///
     /// One statement: the row is picked with `FOR UPDATE SKIP LOCKED`, so replicas claiming at once each
     /// take a different job, none waits on another's; the claim counts one more attempt (the lease's
     /// fencing token), makes the record `running` and opens the attempt's row in `runs`.
-    public func claim(_ id: String? = nil, replica: String, ttl: Double) async throws -> JobClaim? {
+    public func claim(_ id: String? = nil, replica: String, ttl: Double, excluding: [String] = []) async throws
+        -> JobClaim?
+    {
         let claimed = try await rows(
             """
             WITH claimed AS (
@@ -22,6 +25,7 @@ extension JobDatabase {
                         'started_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
                 WHERE id = (
                     SELECT id FROM jobs WHERE state = 'queued' AND (\(id)::text IS NULL OR id = \(id))
+                        AND NOT (id = ANY(\(excluding)::text[]))
                     ORDER BY created_at, id
                     FOR UPDATE SKIP LOCKED
                     LIMIT 1)

@@ -21,24 +21,46 @@ extension DatabaseScheduler {
     /// Saves a record in the database, fenced by the job's lease when it runs here (`lease_lost` when
     /// another replica took it over), then the worker's copy in the job's directory. A database that does
     /// not answer is tried again for up to half the lease's time: a restart of PostgreSQL loses no run's end.
+    ///
+    /// The record that ends a run here (any state but `running` while the lease is held: ended, or queued
+    /// again by a drain) is saved in the same statement that releases the lease and notes the run's end,
+    /// so a replica that dies in between cannot leave an ended job held, its run open, for good.
     func save(_ record: JobRecord, _ jobs: isolated JobService) async throws {
         let lease = held[record.id]
+        let endsRun = lease != nil && record.state != .running
+        let outcome = endedRuns[record.id] ?? record.state.rawValue
+        let saved: Bool
+        do {
+            saved = try await retrying(jobs) { database in
+                guard let lease else { return try await database.saveUnheld(record) }
+                if endsRun { return try await database.release(lease, record: record, outcome: outcome) }
+                return try await database.save(record, lease: lease)
+            }
+        } catch let error as DatabaseError {
+            throw Self.unavailable(error)
+        }
+        guard saved else { throw StoreError.leaseLost(record.id) }
+        if endsRun {
+            held[record.id] = nil
+            endedRuns[record.id] = nil
+        }
+        try await jobs.io { [store = jobs.store] in try store.save(record) }
+    }
+
+    /// Runs `body` until the database answers it, for up to half the lease's time: the end of a run, once
+    /// the run is over, is written however briefly the database is away.
+    private func retrying<T: Sendable>(
+        _ jobs: isolated JobService, _ body: @escaping @Sendable (JobDatabase) async throws -> T
+    ) async throws -> T {
         let deadline = Date().addingTimeInterval(settings.leaseTTL / 2)
-        var saved: Bool
         while true {
             do {
-                saved = try await call(jobs) { database in
-                    if let lease { return try await database.save(record, lease: lease) }
-                    return try await database.saveUnheld(record)
-                }
-                break
+                return try await call(jobs, body)
             } catch let error as DatabaseError {
-                guard Date() < deadline else { throw Self.unavailable(error) }
+                guard Date() < deadline else { throw error }
                 try await Task.sleep(for: .milliseconds(500))
             }
         }
-        guard saved else { throw StoreError.leaseLost(record.id) }
-        try await jobs.io { [store = jobs.store] in try store.save(record) }
     }
 
     /// Brings the index up to date with the records written since the last look (at most once a second),
@@ -123,14 +145,19 @@ extension DatabaseScheduler {
     }
 
     /// The record is saved: the lease goes, the run's end is noted, and the job, if queued again, is
-    /// claimable by any replica at once.
+    /// claimable by any replica at once. A run's end saved by `save` went with its release already; this
+    /// releases a lease still held.
     func release(_ id: String, _ jobs: isolated JobService) async {
         guard let lease = held.removeValue(forKey: id), let record = jobs.records[id] else { return }
         let outcome = endedRuns.removeValue(forKey: id) ?? record.state.rawValue
         do {
-            _ = try await call(jobs) { try await $0.release(lease, record: record, outcome: outcome) }
+            // Retried as the save before it was: a release lost to a blip left an ended job with a holder
+            // and its run open for good, since only `running` jobs are taken back when a lease expires
+            // (found by DatabaseClusterTests, the database stopped just after a run's end was saved).
+            _ = try await retrying(jobs) { try await $0.release(lease, record: record, outcome: outcome) }
         } catch {
-            // The lease expires on its own and another replica takes the job back from the saved record.
+            // Past that the saved record stands (a queued one is claimable all the same); the job keeps
+            // its holder and its run stays open in `runs`.
             jobs.events.logger.error(
                 "releasing a job's lease failed", metadata: ["job_id": .string(id), "error": .string("\(error)")])
         }

@@ -116,8 +116,13 @@ final class DatabaseScheduler: ClaimingScheduler {
     private func claimOne(_ jobs: isolated JobService) async -> Bool {
         let claim: JobClaim?
         do {
+            // Not a job whose earlier run still goes on here: its lease was taken back (it expired while the
+            // database was away), and a second run beside it would share its place and its directory and
+            // never be stopped, as renewals find only the newer lease (found by DatabaseClusterTests). The
+            // next renewal stops that run; then any replica, this one too, claims the job.
+            let runningHere = Array(jobs.running.keys)
             claim = try await call(jobs) { [settings] in
-                try await $0.claim(replica: settings.replicaID, ttl: settings.leaseTTL)
+                try await $0.claim(replica: settings.replicaID, ttl: settings.leaseTTL, excluding: runningHere)
             }
         } catch {
             // A replica shutting down closes the database under a pass that is ending anyway.

@@ -251,6 +251,7 @@ package actor JobService {
     /// tells the webhooks.
     func finish(_ id: String, state: JobState, error: JobError?) async throws {
         guard var record = records[id] else { return }
+        let stored = record
         let previous = record.state
         record.state = state
         record.error = error
@@ -258,7 +259,15 @@ package actor JobService {
         if state == .succeeded { record.progress = 1 }
         records[id] = record
         events.changed(record, from: previous)
-        try await save(record)
+        do {
+            try await save(record)
+        } catch {
+            // An end that was not saved is not the job's: readers go on seeing it as stored, not an end it
+            // may never have (with `--database` another attempt runs once the lease expires; found by
+            // DatabaseClusterTests, whose replica answered `succeeded` for a job that then ran again).
+            records[id] = stored
+            throw error
+        }
         await coordination?.release(id, self)
         wakeAll(id)
         endObserver?(record)
