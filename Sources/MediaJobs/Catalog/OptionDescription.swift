@@ -57,4 +57,16 @@ public struct OptionDescription: Sendable, Equatable {
         "damaged", of: DamagedInput.self, default: .salvage,
         help: "A cut or partly malformed input: salvage what can be read, saying in the warnings what was lost "
             + "(truncated_input), or refuse it.")
+
+    /// The `fragmented` option of the kinds that write MP4 (remux, transcode).
+    public static let fragmented = OptionDescription(
+        "fragmented", .boolean, default: "false", help: "Write fragmented MP4: moof/mdat pairs (mp4, mov, m4a).")
+
+    /// The `global_sidx` option that goes with `fragmented`: whether the file is rewritten at the end.
+    public static let globalSidx = OptionDescription(
+        "global_sidx", .boolean,
+        help:
+            "With fragmented: index every fragment in a global sidx and state the duration in mehd (default "
+            + "true). Both are written by rewriting the file when the job ends; false writes it front to back, "
+            + "so it can be downloaded while the job runs.")
 }

@@ -17,14 +17,7 @@ extension RemuxJob.Options: JobOptionSet {
         OptionDescription(
             "faststart", .boolean,
             help: "Put the moov box before the media data (mp4, mov and m4a; on by default for them)."),
-        OptionDescription(
-            "fragmented", .boolean, default: "false", help: "Write fragmented MP4: moof/mdat pairs (mp4, mov, m4a)."),
-        OptionDescription(
-            "global_sidx", .boolean,
-            help:
-                "With fragmented: index every fragment in a global sidx and state the duration in mehd (default "
-                + "true). Both are written by rewriting the file when the job ends; false writes it front to back, "
-                + "so it can be downloaded while the job runs."),
+        .fragmented, .globalSidx,
         .choice("tracks", of: RemuxJob.TrackSelection.self, default: .all, help: "Which kinds of track to keep."),
         OptionDescription("start", .seconds, help: "Start at the last keyframe at or before this many seconds."),
         OptionDescription("end", .seconds, help: "End at the first keyframe at or after this many seconds."),

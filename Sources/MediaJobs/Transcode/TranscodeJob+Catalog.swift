@@ -20,14 +20,7 @@ extension TranscodeJob.Options: JobOptionSet {
         .choice(
             "format", of: TranscodeJob.Format.self, default: .mp4,
             help: "The container to write (mp4 and mov with faststart)."),
-        OptionDescription(
-            "fragmented", .boolean, default: "false", help: "Write fragmented MP4: moof/mdat pairs (mp4, mov, m4a)."),
-        OptionDescription(
-            "global_sidx", .boolean,
-            help:
-                "With fragmented: index every fragment in a global sidx and state the duration in mehd (default "
-                + "true). Both are written by rewriting the file when the job ends; false writes it front to back, "
-                + "so it can be downloaded while the job runs."),
+        .fragmented, .globalSidx,
         .choice(
             "video_codec", of: TranscodeJob.VideoCodec.self,
             help:
