@@ -33,6 +33,8 @@ final class DatabaseScheduler: ClaimingScheduler {
     /// How long one statement may take before the database counts as unreachable: a pool that cannot
     /// connect queues a statement rather than failing it.
     static let statementDeadline: Duration = .seconds(5)
+    /// The most expired jobs one statement of a retention sweep deletes.
+    static let retentionBatch = 500
 
     init(_ settings: ReplicaSettings, database: JobDatabase) {
         self.settings = settings
@@ -236,10 +238,31 @@ final class DatabaseScheduler: ClaimingScheduler {
         try await jobs.io { [store = jobs.store] in try store.delete(id: id) }
     }
 
+    /// The database's count, or the index's while the database cannot be read.
+    func reportedQueueDepth(_ jobs: isolated JobService) async -> Int {
+        (try? await call(jobs) { try await $0.queueDepth() }) ?? queuedCount(jobs)
+    }
+
     // MARK: Retention and webhooks
 
-    func deleteExpired(_ id: String, _ jobs: isolated JobService) async {
-        try? await delete(id, jobs)
+    /// One replica at a time deletes the expired rows, in batches of `retentionBatch`, and removes the
+    /// directories of those it deleted; the others forget them when the deletions' notifications arrive.
+    func deleteExpired(olderThan retention: TimeInterval, _ jobs: isolated JobService) async {
+        while true {
+            guard
+                let ids = try? await call(
+                    jobs,
+                    {
+                        try await $0.deleteExpired(olderThan: retention, limit: Self.retentionBatch)
+                    }) ?? nil, !ids.isEmpty
+            else { return }
+            jobs.events.logger.info("deleted jobs past their retention", metadata: ["jobs": "\(ids.count)"])
+            for id in ids { forget(id, jobs) }
+            _ = try? await jobs.io { [store = jobs.store] in
+                for id in ids { try? store.delete(id: id) }
+            }
+            if ids.count < Self.retentionBatch { return }
+        }
     }
 
     /// Only the jobs whose last run was this replica's, so that one replica delivers each job and is the

@@ -1,3 +1,4 @@
+import Foundation
 import JobStore
 
 /// Decides when this server runs which queued job, and answers for the jobs it does not run.
@@ -16,6 +17,9 @@ protocol JobScheduler: AnyObject {
 
     /// Jobs waiting to run (in a shared store, those of every replica).
     func queuedCount(_ jobs: isolated JobService) -> Int
+    /// The queue depth `/metrics` reports: `queuedCount`, but counted by the database when there is one, so
+    /// that an autoscaler reads the cluster's queue from whichever replica it scrapes.
+    func reportedQueueDepth(_ jobs: isolated JobService) async -> Int
     /// Takes a new queued job, already in the index, and starts what has room (`startNext`).
     func enqueue(_ id: String, _ jobs: isolated JobService)
     /// Starts queued jobs (`RunTracker.begin`) while the tracker has room for them (a worker, or a fetch
@@ -36,8 +40,27 @@ protocol JobScheduler: AnyObject {
 
     // MARK: Retention and webhooks
 
-    /// Deletes a finished job past its retention from the store, unless another replica still holds it.
-    func deleteExpired(_ id: String, _ jobs: isolated JobService) async
+    /// Deletes the finished jobs kept longer than `retention` seconds from the index and the store, unless
+    /// another replica still holds them.
+    func deleteExpired(olderThan retention: TimeInterval, _ jobs: isolated JobService) async
     /// Whether this server resumes the webhook deliveries of `record`, an ended job, at start.
     func resumesDeliveries(of record: JobRecord) -> Bool
+}
+
+extension JobScheduler {
+    func reportedQueueDepth(_ jobs: isolated JobService) async -> Int {
+        queuedCount(jobs)
+    }
+
+    /// Takes each finished job of the index kept longer than `retention` out of the index and hands its id
+    /// to `delete`, which removes it from the store.
+    func deleteExpired(
+        olderThan retention: TimeInterval, _ jobs: isolated JobService,
+        by delete: (String, isolated JobService) async -> Void
+    ) async {
+        for id in Retention.expired(jobs.records.all, olderThan: retention, now: Date()) {
+            jobs.records[id] = nil
+            await delete(id, jobs)
+        }
+    }
 }

@@ -165,8 +165,8 @@ package actor JobService {
     }
 
     /// Jobs waiting to run and jobs running now (in a shared store, the queued jobs of every replica).
-    package func load() -> (queued: Int, running: Int) {
-        (scheduler.queuedCount(self), running.count)
+    package func load() async -> (queued: Int, running: Int) {
+        (await scheduler.reportedQueueDepth(self), running.count)
     }
 
     /// Waits until the job ends or `seconds` pass; returns the record then. In shared-store mode the
@@ -300,13 +300,10 @@ package actor JobService {
 
     // MARK: Retention and shutdown
 
-    /// Deletes finished jobs older than `retention` (in shared-store mode, only those no replica holds) and
-    /// idempotency keys older than `idempotencyLifetime`.
+    /// Deletes finished jobs older than `retention` (in shared-store mode, only those no replica holds; with
+    /// a database, on one replica at a time) and idempotency keys older than `idempotencyLifetime`.
     package func sweep(retention: TimeInterval, idempotencyLifetime: TimeInterval) async {
-        for id in Retention.expired(records.all, olderThan: retention, now: Date()) {
-            records[id] = nil
-            await scheduler.deleteExpired(id, self)
-        }
+        await scheduler.deleteExpired(olderThan: retention, self)
         _ = try? await io { [store] in try store.sweepIdempotencyKeys(lifetime: idempotencyLifetime, now: Date()) }
     }
 

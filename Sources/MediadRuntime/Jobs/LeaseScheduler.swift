@@ -305,10 +305,12 @@ final class LeaseScheduler: ClaimingScheduler {
 
     // MARK: Retention and webhooks
 
-    func deleteExpired(_ id: String, _ jobs: isolated JobService) async {
-        try? await jobs.io { [store = jobs.store] in
-            if (try? store.currentLease(id: id))?.isLive(at: Date()) == true { return }
-            try store.delete(id: id)
+    func deleteExpired(olderThan retention: TimeInterval, _ jobs: isolated JobService) async {
+        await deleteExpired(olderThan: retention, jobs) { id, jobs in
+            try? await jobs.io { [store = jobs.store] in
+                if (try? store.currentLease(id: id))?.isLive(at: Date()) == true { return }
+                try store.delete(id: id)
+            }
         }
     }
 

@@ -75,8 +75,10 @@ final class LocalScheduler: JobScheduler {
 
     // MARK: Retention and webhooks
 
-    func deleteExpired(_ id: String, _ jobs: isolated JobService) async {
-        try? await jobs.io { [store = jobs.store] in try store.delete(id: id) }
+    func deleteExpired(olderThan retention: TimeInterval, _ jobs: isolated JobService) async {
+        await deleteExpired(olderThan: retention, jobs) { id, jobs in
+            try? await jobs.io { [store = jobs.store] in try store.delete(id: id) }
+        }
     }
 
     func resumesDeliveries(of record: JobRecord) -> Bool {
