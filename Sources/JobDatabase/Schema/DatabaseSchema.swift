@@ -92,6 +92,23 @@ public enum DatabaseSchema {
             CREATE TRIGGER jobs_notify AFTER INSERT OR UPDATE OR DELETE ON jobs
             FOR EACH ROW EXECUTE FUNCTION mediad_jobs_notify()
             """,
-        ]
+        ],
+        // Idempotency keys: each maps an owner's `Idempotency-Key` (its digest) to the job it created, and
+        // frees it when that job is deleted; a key older than its lifetime (by `created_at`, the database's
+        // clock) is dead and is replaced by the next claim or deleted by the sweep.
+        [
+            // `entry` is the `IdempotencyEntry` JSON: what the first request asked for, which a repeat must match.
+            """
+            CREATE TABLE idempotency_keys (
+                digest text PRIMARY KEY,
+                job_id text NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                entry jsonb NOT NULL
+            )
+            """,
+            // The cascade from a deleted job, and the sweep by age.
+            "CREATE INDEX idempotency_keys_job ON idempotency_keys (job_id)",
+            "CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at)",
+        ],
     ]
 }

@@ -81,7 +81,7 @@ final class DatabaseScheduler: ClaimingScheduler {
     }
 
     /// `body`'s value, or `database_unreachable` when it takes longer than `deadline` (it is cancelled).
-    private static func within<T: Sendable>(
+    static func within<T: Sendable>(
         _ deadline: Duration, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in

@@ -53,6 +53,8 @@ package actor JobService {
     private var endObserver: (@Sendable (JobRecord) -> Void)?
     /// Fetches URL inputs (`input_url`) when a run starts; nil when the server allows no egress.
     let fetcher: InputFetcher?
+    /// Where submissions' `Idempotency-Key` mappings live: the database's with `database`, else the store's.
+    package nonisolated let idempotencyKeys: any IdempotencyKeys
 
     /// With `replicas` set, the service shares `store` with other replicas (`LeaseScheduler`), and with
     /// `database` too, shares its jobs through that database (`DatabaseScheduler`); `fetcher`
@@ -76,13 +78,16 @@ package actor JobService {
             let scheduler = DatabaseScheduler(replicas, database: database)
             self.scheduler = scheduler
             coordination = scheduler
+            idempotencyKeys = DatabaseIdempotencyKeys(database: database)
         } else if let replicas {
             let leases = LeaseScheduler(replicas, store: store)
             scheduler = leases
             coordination = leases
+            idempotencyKeys = StoreIdempotencyKeys(store: store, threadPool: threadPool)
         } else {
             scheduler = LocalScheduler()
             coordination = nil
+            idempotencyKeys = StoreIdempotencyKeys(store: store, threadPool: threadPool)
         }
         indexIsComplete = coordination?.keepsIndexCurrent ?? true
     }
@@ -128,17 +133,54 @@ package actor JobService {
     /// saved over a record that never started. With replicas, the job is published first; a job that cannot
     /// be is removed from the store, and the error (`store_unavailable`) is the caller's.
     package func enqueue(_ record: JobRecord) async throws {
-        if let coordination {
-            do {
-                try await coordination.publish(record, self)
-            } catch {
-                try? await io { [store] in try store.delete(id: record.id) }
-                throw error
-            }
+        do {
+            try await publish(record)
+        } catch {
+            await discard(record.id)
+            throw error
         }
+        queue(record)
+    }
+
+    /// `enqueue` of a job submitted with an `Idempotency-Key` (its `digest`; what the request asked for,
+    /// `entry`): the key is claimed for the job and the job queued, or, when a live entry holds the key
+    /// already, the job is removed from the store and that entry returned. A claim that fails removes the
+    /// job too (`store_unavailable` when the replicas' database cannot be used).
+    package func enqueue(
+        _ record: JobRecord, claiming digest: String, as entry: IdempotencyEntry, lifetime: TimeInterval
+    ) async throws -> IdempotencyEntry? {
+        let claim: JobStore.IdempotencyClaim
+        do {
+            claim = try await idempotencyKeys.claim(digest, entry, job: record, lifetime: lifetime) {
+                try await self.publish(record)
+            }
+        } catch {
+            await discard(record.id)
+            throw error
+        }
+        if case .taken(let existing) = claim {
+            await discard(record.id)
+            return existing
+        }
+        queue(record)
+        return nil
+    }
+
+    /// Makes a new job known to the other replicas (nothing to do for a server of its own).
+    private func publish(_ record: JobRecord) async throws {
+        try await coordination?.publish(record, self)
+    }
+
+    /// Takes a published job into the index and the queue.
+    private func queue(_ record: JobRecord) {
         if records[record.id] == nil { records[record.id] = record }
         events.changed(record, from: nil)
         scheduler.enqueue(record.id, self)
+    }
+
+    /// Removes from the store a job that will not be queued.
+    private func discard(_ id: String) async {
+        try? await io { [store] in try store.delete(id: id) }
     }
 
     // MARK: Reading
@@ -304,7 +346,7 @@ package actor JobService {
     /// a database, on one replica at a time) and idempotency keys older than `idempotencyLifetime`.
     package func sweep(retention: TimeInterval, idempotencyLifetime: TimeInterval) async {
         await scheduler.deleteExpired(olderThan: retention, self)
-        _ = try? await io { [store] in try store.sweepIdempotencyKeys(lifetime: idempotencyLifetime, now: Date()) }
+        _ = try? await idempotencyKeys.sweep(lifetime: idempotencyLifetime)
     }
 
     /// Stops starting jobs, lets running ones finish for up to `grace` seconds, then stops the rest and

@@ -9,33 +9,28 @@ import NIOPosix
 ///
 /// The body has to be received before its SHA-256 is known, so the key is looked up twice: once the
 /// upload is in (a plain repeat is answered at once and its upload dropped), and again, atomically, when
-/// the new job is claimed for the key. Of two concurrent requests with one key, the one that loses that
-/// claim deletes the job it just made (it was never queued) and answers with the winner's.
+/// the new job is queued under the key (`JobService.enqueue(_:claiming:as:lifetime:)`). Of two concurrent
+/// requests with one key, on one server or on replicas, the one that loses that claim has the job it just
+/// made deleted (it was never queued) and answers with the winner's. The keys live where
+/// `JobService.idempotencyKeys` keeps them: the data directory, or the replicas' database.
 extension SubmissionHandler {
     /// The answer for a key already used, or nil when the key is free.
     func replay(_ key: IdempotencyKey, _ request: IdempotencyEntry, wait: Double?) async throws -> Response? {
-        let found = try await threadPool.runIfActive { [store] in
-            store.idempotencyEntry(key.digest, lifetime: IdempotencyKey.lifetime, now: Date())
+        guard let found = try await jobs.idempotencyKeys.entry(key.digest, lifetime: IdempotencyKey.lifetime) else {
+            return nil
         }
-        guard let found else { return nil }
         return try await replayAnswer(found, request, wait: wait)
     }
 
-    /// Claims the key for the job just created from `request`; nil when claimed. When another request
-    /// claimed it first, the new job is deleted and the other's is answered.
-    func claim(_ key: IdempotencyKey, _ request: IdempotencyEntry, wait: Double?) async throws -> Response? {
-        let claim: JobStore.IdempotencyClaim
-        do {
-            claim = try await threadPool.runIfActive { [store] in
-                try store.claimIdempotencyKey(
-                    key.digest, request, lifetime: IdempotencyKey.lifetime, now: request.createdAt)
-            }
-        } catch {
-            try? await threadPool.runIfActive { [store] in try store.delete(id: request.jobID) }
-            throw error
-        }
-        guard case .taken(let existing) = claim else { return nil }
-        try? await threadPool.runIfActive { [store] in try store.delete(id: request.jobID) }
+    /// Queues `record`, the job just created from `request`, under the key; nil when it is queued. When
+    /// another request claimed the key first, the new job is deleted and the other's is answered.
+    func enqueue(_ record: JobRecord, claiming key: IdempotencyKey, _ request: IdempotencyEntry, wait: Double?)
+        async throws -> Response?
+    {
+        guard
+            let existing = try await jobs.enqueue(
+                record, claiming: key.digest, as: request, lifetime: IdempotencyKey.lifetime)
+        else { return nil }
         return try await replayAnswer(existing, request, wait: wait)
     }
 

@@ -122,8 +122,13 @@ struct SubmissionHandler {
                     ?? received.values.compactMap({ $0.filename.flatMap(SourceName.clean) }).first ?? urls.sourceName,
                 owner: request.caller?.name, callbackURL: callback, urls: urls, targets: targets)
             await release(received)
-            if let idempotency, let replay = try await claim(idempotency, fingerprint, wait: wait) { return replay }
-            try await jobs.enqueue(record)
+            if let idempotency {
+                if let replay = try await enqueue(record, claiming: idempotency, fingerprint, wait: wait) {
+                    return replay
+                }
+            } else {
+                try await jobs.enqueue(record)
+            }
             hold?.release()
             return try await access.answer(record.id, wait: wait, created: true)
         } catch {
