@@ -92,6 +92,27 @@ public enum DatabaseSchema {
             CREATE TRIGGER jobs_notify AFTER INSERT OR UPDATE OR DELETE ON jobs
             FOR EACH ROW EXECUTE FUNCTION mediad_jobs_notify()
             """,
-        ]
+        ],
+        // 2 (issue 28): the delivery lease of an ended job that still owes output deliveries or its webhook:
+        // the replica delivering them (`deliverer`) and until when it holds them unless it renews
+        // (`delivery_expires`, by the database's clock); another replica takes them over once it expires.
+        [
+            "ALTER TABLE jobs ADD COLUMN deliverer text, ADD COLUMN delivery_expires timestamptz",
+            // Delivery leases that may have expired.
+            "CREATE INDEX jobs_delivery_leases ON jobs (delivery_expires) WHERE deliverer IS NOT NULL",
+            // Jobs that ended before this migration and may still owe deliveries go to the replica that ran
+            // them, their lease expired at once: any replica takes them over unless that one resumes them
+            // first, and one that finds nothing (left) to deliver clears the lease.
+            """
+            UPDATE jobs SET deliverer = record->>'replica', delivery_expires = now()
+            WHERE state IN ('succeeded', 'failed', 'cancelled') AND record->>'replica' IS NOT NULL
+                AND ((record->>'callback_url' IS NOT NULL AND NOT EXISTS (
+                        SELECT FROM jsonb_array_elements(coalesce(record->'notifications', '[]')) AS n
+                        WHERE (n->>'status')::int BETWEEN 200 AND 299))
+                    OR EXISTS (
+                        SELECT FROM jsonb_array_elements(coalesce(record->'deliveries', '[]')) AS d
+                        WHERE d->>'state' IN ('pending', 'delivering')))
+            """,
+        ],
     ]
 }

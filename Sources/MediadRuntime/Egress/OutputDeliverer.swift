@@ -93,6 +93,9 @@ package final class OutputDeliverer: Service, Sendable {
         let targets = (try? await jobs.io { [store = jobs.store] in try store.egressTargets(id: job.id) })
         var latest: JobRecord? = job
         for delivery in job.deliveries ?? [] where !delivery.state.isFinal {
+            // Only while this server makes the job's deliveries: with `--database`, another replica takes
+            // them over when this one's delivery lease lapses.
+            guard await jobs.mayDeliver(job.id) else { return nil }
             let file =
                 job.outputs.contains { $0.name == delivery.name }
                 ? jobs.store.outputDirectory(id: job.id) + "/" + delivery.name : nil
@@ -138,6 +141,7 @@ package final class OutputDeliverer: Service, Sendable {
                 await save()
                 let delay = retryBase * pow(2, Double(delivery.attempts - 1))
                 try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                guard await jobs.mayDeliver(id) else { return latest }
                 continue
             }
             await save()

@@ -285,17 +285,10 @@ package actor JobService {
         await allRecords().filter { $0.state.isTerminal && scheduler.resumesDeliveries(of: $0) }
     }
 
-    /// Appends a webhook delivery attempt to the job's record and saves it; false when the job is gone.
-    package func recordNotification(_ id: String, _ attempt: NotificationAttempt) async -> Bool {
-        guard var record = records[id] else { return false }
-        record.notifications = (record.notifications ?? []) + [attempt]
-        records[id] = record
-        do {
-            try await save(record)
-            return true
-        } catch {
-            return false
-        }
+    /// Hands an ended job whose deliveries this replica took over (with `--database`) to the deliverer, as
+    /// if it had just ended here.
+    func resumeDeliveries(of record: JobRecord) {
+        endObserver?(record)
     }
 
     // MARK: Retention and shutdown
