@@ -17,7 +17,9 @@ import Synchronization
 ///
 /// Deliveries are child tasks of `run`, a service of the group: a shutdown cancels those under way (they
 /// stay `delivering`), and `resume` at the next start does every delivery not yet final again from its
-/// start — a PUT replaces the object, so doing one again is safe — before the webhook fires.
+/// start — a PUT replaces the object, so doing one again is safe — before the webhook fires. With
+/// `--database`, each attempt is made only while this replica holds the job's delivery lease; when it dies,
+/// another replica takes them over and goes on from the attempts recorded.
 package final class OutputDeliverer: Service, Sendable {
     /// PUTs a delivery makes at most.
     package static let maxAttempts = 5

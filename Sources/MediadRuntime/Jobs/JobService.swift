@@ -279,8 +279,9 @@ package actor JobService {
     package func onJobEnd(_ observer: @escaping @Sendable (JobRecord) -> Void) { endObserver = observer }
 
     /// The ended jobs whose deliveries this server resumes at start: all of them for a single server; in a
-    /// shared store only those whose last run was this replica's, so that one replica delivers each job and
-    /// is the only writer of its record's `notifications`.
+    /// shared store only those whose last run was this replica's, with `--database` those whose delivery
+    /// lease it holds, so that one replica delivers each job and is the only writer of its record's
+    /// `notifications`.
     package func endedJobsToNotify() async -> [JobRecord] {
         await allRecords().filter { $0.state.isTerminal && scheduler.resumesDeliveries(of: $0) }
     }

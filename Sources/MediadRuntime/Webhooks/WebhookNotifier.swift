@@ -17,7 +17,10 @@ import Synchronization
 /// resolved and pinned by `CallbackAddress`, which keeps allowed names off internal addresses.
 /// Deliveries are child tasks of the notifier's `run`, a service of the group: a shutdown cancels those
 /// under way, and a restart resumes those of jobs that ended within the window and have no 2xx yet
-/// (`OutputDeliverer.resume`).
+/// (`OutputDeliverer.resume`). With `--database`, a replica makes a job's attempts only while it holds the
+/// job's delivery lease (`DatabaseScheduler+Deliveries`), and another replica goes on with them, with the
+/// same `webhook-id`, when this one dies: a receiver may then get an event twice, only when this replica
+/// died during an attempt the receiver took, and dedupes it by `webhook-id` as Standard Webhooks says.
 package final class WebhookNotifier: Service, Sendable {
     /// One job's delivery, from its next attempt on.
     private struct Delivery: Sendable {
