@@ -52,7 +52,10 @@ import TestSupport
             let record = DatabaseFixtures.record()
             try await database.insert(record)
             let first = try #require(try await database.claim(replica: "stalled", ttl: 1))
-            #expect(try await DatabaseFixtures.eventually { try await !database.reclaimExpired().isEmpty })
+            #expect(
+                try await DatabaseFixtures.eventually {
+                    try await !database.reclaimExpired(by: "reclaimer", ttl: 30).isEmpty
+                })
             let second = try #require(try await database.claim(replica: "taker", ttl: 600))
             #expect(second.lease.attempt == first.lease.attempt + 1)
             var late = first.record
@@ -60,7 +63,7 @@ import TestSupport
             late.progress = 1
             #expect(try await database.save(late, lease: first.lease) == false)
             #expect(try await database.renew(first.lease, ttl: 600, progress: 0.5) == nil)
-            #expect(try await database.release(first.lease, record: late, outcome: "succeeded") == false)
+            #expect(try await database.release(first.lease, record: late, outcome: "succeeded", ttl: 30) == false)
             #expect(try await database.handBack(first.lease) == false)
             let stored = try #require(try await database.load(record.id))
             #expect(stored.record.state == .running)
@@ -79,14 +82,17 @@ import TestSupport
         try await PostgresSuite.withDatabase("attempt") { database in
             try await database.insert(DatabaseFixtures.record())
             let old = try #require(try await database.claim(replica: "same", ttl: 1))
-            #expect(try await DatabaseFixtures.eventually { try await !database.reclaimExpired().isEmpty })
+            #expect(
+                try await DatabaseFixtures.eventually {
+                    try await !database.reclaimExpired(by: "reclaimer", ttl: 30).isEmpty
+                })
             let new = try #require(try await database.claim(replica: "same", ttl: 600))
             #expect(new.lease.holder == old.lease.holder && new.lease.attempt == 2)
             var late = old.record
             late.state = .failed
             #expect(try await database.save(late, lease: old.lease) == false)
             #expect(try await database.renew(old.lease, ttl: 600, progress: 0.9) == nil)
-            #expect(try await database.release(old.lease, record: late, outcome: "failed") == false)
+            #expect(try await database.release(old.lease, record: late, outcome: "failed", ttl: 30) == false)
             let stored = try #require(try await database.load(new.lease.jobID))
             #expect(stored.record.state == .running && stored.attempts == 2 && stored.record.progress == 0)
             #expect(try await database.renew(new.lease, ttl: 600, progress: 0.5) != nil)
@@ -103,7 +109,7 @@ import TestSupport
                 #expect(claim.lease.attempt == attempt)
                 #expect(
                     try await DatabaseFixtures.eventually {
-                        recovered = try await database.reclaimExpired()
+                        recovered = try await database.reclaimExpired(by: "reclaimer", ttl: 30)
                         return !recovered.isEmpty
                     })
                 #expect(recovered.map(\.id) == [record.id])
@@ -130,7 +136,7 @@ import TestSupport
             // The run's start is the database's now() of the claim: the lease is exactly the TTL after it.
             let run = try #require(try await database.runs(of: claim.lease.jobID).first)
             #expect(abs(claim.lease.expiresAt.timeIntervalSince(run.startedAt) - 3600) < 0.001)
-            #expect(try await database.reclaimExpired().isEmpty)
+            #expect(try await database.reclaimExpired(by: "reclaimer", ttl: 30).isEmpty)
             let renewal = try #require(try await database.renew(claim.lease, ttl: 7200, progress: 0.25))
             #expect(renewal.expiresAt > claim.lease.expiresAt)
             #expect(try await database.load(claim.lease.jobID)?.record.progress == 0.25)
@@ -164,7 +170,7 @@ import TestSupport
             #expect(try await database.renew(claim.lease, ttl: 600, progress: 0)?.cancelRequested == true)
             var cancelled = claim.record
             cancelled.state = .cancelled
-            #expect(try await database.release(claim.lease, record: cancelled, outcome: "cancelled"))
+            #expect(try await database.release(claim.lease, record: cancelled, outcome: "cancelled", ttl: 30))
             let ended = try #require(try await database.load(running.id))
             #expect(ended.record.state == .cancelled && !ended.cancelRequested && ended.holder == nil)
             #expect(try await database.runs(of: running.id).first?.outcome == "cancelled")
@@ -184,7 +190,7 @@ import TestSupport
             #expect(try await database.delete(record.id) == .leased)
             var done = claim.record
             done.state = .succeeded
-            #expect(try await database.release(claim.lease, record: done, outcome: "succeeded"))
+            #expect(try await database.release(claim.lease, record: done, outcome: "succeeded", ttl: 30))
             #expect(try await database.delete(record.id) == .deleted)
             #expect(try await database.delete(record.id) == .notFound)
             #expect(try await database.runs(of: record.id).isEmpty)

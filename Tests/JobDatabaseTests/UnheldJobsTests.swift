@@ -15,15 +15,19 @@ import TestSupport
             try await database.insert(first)
             try await database.insert(second)
             first.state = .cancelled
-            #expect(try await database.saveUnheld(first))
+            #expect(try await database.saveUnheld(first, replica: "r1", ttl: 30))
             #expect(try await database.load(first.id)?.record.state == .cancelled)
 
             let claim = try #require(try await database.claim(replica: "r1", ttl: 30))
             #expect(claim.lease.jobID == second.id)
             second.state = .cancelled
-            #expect(try await database.saveUnheld(second) == false, "the holder's job is not written")
+            #expect(
+                try await database.saveUnheld(second, replica: "r1", ttl: 30) == false,
+                "the holder's job is not written")
             #expect(try await database.load(second.id)?.record.state == .running)
-            #expect(try await database.saveUnheld(DatabaseFixtures.record(offset: 3)) == false, "no such job")
+            #expect(
+                try await database.saveUnheld(DatabaseFixtures.record(offset: 3), replica: "r1", ttl: 30) == false,
+                "no such job")
         }
     }
 
@@ -39,7 +43,7 @@ import TestSupport
             #expect(none.records.isEmpty && none.readAt == readAt)
             var changed = records[1]
             changed.state = .cancelled
-            #expect(try await database.saveUnheld(changed))
+            #expect(try await database.saveUnheld(changed, replica: "r1", ttl: 30))
             let after = try await database.changed(since: readAt)
             #expect(after.records.map(\.id) == [changed.id])
             #expect(after.records.first?.state == .cancelled)

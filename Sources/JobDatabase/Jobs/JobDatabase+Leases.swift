@@ -63,15 +63,22 @@ extension JobDatabase {
 
     /// Writes the run's last `record` and gives up the lease, noting `outcome` as the end of the lease's
     /// run in `runs`; a `queued` record goes back to the queue, claimable at once (a cancel request waiting
-    /// for it stays, for the next claim). False (nothing written) when the lease is no longer the job's.
+    /// for it stays, for the next claim). An ended record that owes deliveries (`owesDeliveries`) passes
+    /// them to the holder under a delivery lease until `now()` + `ttl` seconds, in the same statement, so
+    /// no replica's death in between can leave them owed by nobody. False (nothing written) when the lease
+    /// is no longer the job's.
     @discardableResult
-    public func release(_ lease: JobLease, record: JobRecord, outcome: String) async throws -> Bool {
+    public func release(_ lease: JobLease, record: JobRecord, outcome: String, ttl: Double) async throws -> Bool {
         let json = try Self.json(record)
+        let deliverer = record.owesDeliveries ? lease.holder : nil
         return try await !rows(
             """
             WITH released AS (
                 UPDATE jobs SET record = \(json)::jsonb, state = \(record.state.rawValue),
                     progress = \(record.progress), holder = NULL, lease_expires = NULL,
+                    deliverer = \(deliverer),
+                    delivery_expires = CASE WHEN \(deliverer)::text IS NOT NULL
+                        THEN now() + make_interval(secs => \(ttl)) END,
                     cancel_requested = cancel_requested AND \(record.state.rawValue) = 'queued',
                     queued_at = CASE WHEN \(record.state.rawValue) = 'queued' THEN now() ELSE queued_at END,
                     updated_at = now()
@@ -99,6 +106,7 @@ extension JobDatabase {
         record.progress = 0
         record.startedAt = nil
         record.markUnfetchedSources(.pending)
-        return try await release(lease, record: record, outcome: "requeued")
+        // A queued record owes no deliveries: no delivery lease, whatever its time.
+        return try await release(lease, record: record, outcome: "requeued", ttl: 0)
     }
 }

@@ -29,9 +29,10 @@ extension JobDatabase {
     public func load(_ id: String) async throws -> StoredJob? {
         try await rows(
             """
-            SELECT record::text, holder, lease_expires, attempts, cancel_requested, progress FROM jobs
+            SELECT record::text, holder, lease_expires, attempts, cancel_requested, progress, deliverer,
+                delivery_expires FROM jobs
             WHERE id = \(id)
-            """, "reading job \(id)", as: (String, String?, Date?, Int, Bool, Double).self
+            """, "reading job \(id)", as: (String, String?, Date?, Int, Bool, Double, String?, Date?).self
         ).first.map(Self.storedJob)
     }
 
@@ -92,11 +93,13 @@ extension JobDatabase {
         return JobListPage(records: records, next: next)
     }
 
-    /// A row of `record::text, holder, lease_expires, attempts, cancel_requested, progress`.
-    static func storedJob(_ row: (String, String?, Date?, Int, Bool, Double)) throws -> StoredJob {
+    /// A row of `record::text, holder, lease_expires, attempts, cancel_requested, progress, deliverer,
+    /// delivery_expires`.
+    static func storedJob(_ row: (String, String?, Date?, Int, Bool, Double, String?, Date?)) throws -> StoredJob {
         var record = try record(row.0)
         if record.state == .running { record.progress = row.5 }
         return StoredJob(
-            record: record, holder: row.1, leaseExpiresAt: row.2, attempts: row.3, cancelRequested: row.4)
+            record: record, holder: row.1, leaseExpiresAt: row.2, attempts: row.3, cancelRequested: row.4,
+            deliverer: row.6, deliveryExpiresAt: row.7)
     }
 }

@@ -8,12 +8,14 @@ extension JobDatabase {
     /// Takes back the jobs whose lease expired (by the database's clock): their holder died or stalled.
     /// Each goes as `Recovery` says a job cut short goes, its attempts the ones the database counted: back
     /// to the queue (and claimable) while it has had fewer than `maxAttempts` runs, else `failed` with code
-    /// `interrupted`. Returns the records as left. The run of the lost attempt stays open in `runs`.
+    /// `interrupted`. Returns the records as left. The run of the lost attempt stays open in `runs`. A job
+    /// failed so that owes deliveries (its webhook) passes them to `replica` under a delivery lease until
+    /// `now()` + `ttl` seconds, as the end of a run does.
     ///
     /// One transaction; the rows are locked with `SKIP LOCKED`, so replicas doing this at once each take
     /// back different jobs, and a holder renewing at that moment either renews first or finds its lease
     /// gone.
-    public func reclaimExpired(limit: Int = 100) async throws -> [JobRecord] {
+    public func reclaimExpired(by replica: String, ttl: Double, limit: Int = 100) async throws -> [JobRecord] {
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 var expired: [(String, Int, Date)] = []
@@ -32,10 +34,13 @@ extension JobDatabase {
                     record.attempts = attempts
                     record = Recovery.recover(record, maxAttempts: Self.maxAttempts, now: now)
                     let stored = try Self.json(record)
+                    let deliverer = record.owesDeliveries ? replica : nil
                     try await connection.query(
                         """
                         UPDATE jobs SET record = \(stored)::jsonb, state = \(record.state.rawValue), progress = 0,
                             holder = NULL, lease_expires = NULL, progress_notified_at = NULL,
+                            deliverer = \(deliverer), delivery_expires = CASE WHEN \(deliverer)::text IS NOT NULL
+                                THEN now() + make_interval(secs => \(ttl)) END,
                             cancel_requested = cancel_requested AND \(record.state.rawValue) = 'queued',
                             queued_at = CASE WHEN \(record.state.rawValue) = 'queued' THEN now() ELSE queued_at END,
                             updated_at = now()
@@ -58,8 +63,10 @@ extension JobDatabase {
             """
             UPDATE jobs SET cancel_requested = true, updated_at = now()
             WHERE id = \(id) AND state IN ('queued', 'running')
-            RETURNING record::text, holder, lease_expires, attempts, cancel_requested, progress
-            """, "requesting the cancel of job \(id)", as: (String, String?, Date?, Int, Bool, Double).self)
+            RETURNING record::text, holder, lease_expires, attempts, cancel_requested, progress, deliverer,
+                delivery_expires
+            """, "requesting the cancel of job \(id)",
+            as: (String, String?, Date?, Int, Bool, Double, String?, Date?).self)
         if let row = updated.first { return try Self.storedJob(row) }
         return try await load(id)
     }

@@ -2,18 +2,24 @@ import Foundation
 import JobStore
 import PostgresNIO
 
-/// Writes and reads for jobs no replica holds: a queued job cancelled before any claim, the webhook
-/// bookkeeping of an ended job, and the records changed since a replica last looked.
+/// Writes and reads for jobs no replica holds: a queued job cancelled before any claim, and the records
+/// changed since a replica last looked.
 extension JobDatabase {
-    /// Writes `record` over a job that no replica holds (queued, or ended); false (nothing written) when a
-    /// replica holds it now (it claimed the job first) or the job is gone.
-    public func saveUnheld(_ record: JobRecord) async throws -> Bool {
+    /// Writes `record` over a job that no replica holds (queued, or ended with no deliveries owed), for
+    /// `replica`; false (nothing written) when a replica holds it now (it claimed the job first), a
+    /// replica delivers it (whose writes are `saveDelivery`'s), or the job is gone. A record this ends
+    /// that owes deliveries (a queued job cancelled, with a `callback_url`) passes them to `replica`
+    /// under a delivery lease until `now()` + `ttl` seconds.
+    public func saveUnheld(_ record: JobRecord, replica: String, ttl: Double) async throws -> Bool {
         let json = try Self.json(record)
+        let deliverer = record.owesDeliveries ? replica : nil
         return try await !rows(
             """
             UPDATE jobs SET record = \(json)::jsonb, state = \(record.state.rawValue), progress = \(record.progress),
+                deliverer = \(deliverer), delivery_expires = CASE WHEN \(deliverer)::text IS NOT NULL
+                    THEN now() + make_interval(secs => \(ttl)) END,
                 updated_at = now()
-            WHERE id = \(record.id) AND holder IS NULL
+            WHERE id = \(record.id) AND holder IS NULL AND deliverer IS NULL
             RETURNING id
             """, "saving job \(record.id)", as: String.self
         ).isEmpty

@@ -51,6 +51,10 @@ public struct StoredJob: Sendable {
     public var attempts: Int
     /// A client asked for the job to be cancelled and its holder has not acted on it yet.
     public var cancelRequested: Bool
+    /// The replica delivering the ended job's outputs and webhook, while they are owed (the delivery lease).
+    public var deliverer: String?
+    /// When the delivery lease expires, by the database's clock, while one is held.
+    public var deliveryExpiresAt: Date?
 }
 
 /// What `JobDatabase.delete` did.
@@ -71,4 +75,11 @@ public struct JobRun: Sendable, Equatable {
     public var endedAt: Date?
     /// How it ended (`succeeded`, `failed`, `cancelled`, `requeued`, …), as the holder said on release.
     public var outcome: String?
+}
+
+/// Deliveries taken over from a replica whose delivery lease expired: the record as stored (its
+/// `deliveries` and `notifications` the attempts made so far) and the replica that held them.
+public struct DeliveryTakeover: Sendable {
+    public var record: JobRecord
+    public var from: String
 }

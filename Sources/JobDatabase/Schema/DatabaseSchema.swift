@@ -93,7 +93,7 @@ public enum DatabaseSchema {
             FOR EACH ROW EXECUTE FUNCTION mediad_jobs_notify()
             """,
         ],
-        // Idempotency keys: each maps an owner's `Idempotency-Key` (its digest) to the job it created, and
+        // 2: idempotency keys: each maps an owner's `Idempotency-Key` (its digest) to the job it created, and
         // frees it when that job is deleted; a key older than its lifetime (by `created_at`, the database's
         // clock) is dead and is replaced by the next claim or deleted by the sweep.
         [
@@ -109,6 +109,27 @@ public enum DatabaseSchema {
             // The cascade from a deleted job, and the sweep by age.
             "CREATE INDEX idempotency_keys_job ON idempotency_keys (job_id)",
             "CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at)",
+        ],
+        // 3: the delivery lease of an ended job that still owes output deliveries or its webhook:
+        // the replica delivering them (`deliverer`) and until when it holds them unless it renews
+        // (`delivery_expires`, by the database's clock); another replica takes them over once it expires.
+        [
+            "ALTER TABLE jobs ADD COLUMN deliverer text, ADD COLUMN delivery_expires timestamptz",
+            // Delivery leases that may have expired.
+            "CREATE INDEX jobs_delivery_leases ON jobs (delivery_expires) WHERE deliverer IS NOT NULL",
+            // Jobs that ended before this migration and may still owe deliveries go to the replica that ran
+            // them, their lease expired at once: any replica takes them over unless that one resumes them
+            // first, and one that finds nothing (left) to deliver clears the lease.
+            """
+            UPDATE jobs SET deliverer = record->>'replica', delivery_expires = now()
+            WHERE state IN ('succeeded', 'failed', 'cancelled') AND record->>'replica' IS NOT NULL
+                AND ((record->>'callback_url' IS NOT NULL AND NOT EXISTS (
+                        SELECT FROM jsonb_array_elements(coalesce(record->'notifications', '[]')) AS n
+                        WHERE (n->>'status')::int BETWEEN 200 AND 299))
+                    OR EXISTS (
+                        SELECT FROM jsonb_array_elements(coalesce(record->'deliveries', '[]')) AS d
+                        WHERE d->>'state' IN ('pending', 'delivering')))
+            """,
         ],
     ]
 }

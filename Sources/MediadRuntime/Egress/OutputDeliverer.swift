@@ -17,7 +17,9 @@ import Synchronization
 ///
 /// Deliveries are child tasks of `run`, a service of the group: a shutdown cancels those under way (they
 /// stay `delivering`), and `resume` at the next start does every delivery not yet final again from its
-/// start — a PUT replaces the object, so doing one again is safe — before the webhook fires.
+/// start — a PUT replaces the object, so doing one again is safe — before the webhook fires. With
+/// `--database`, each attempt is made only while this replica holds the job's delivery lease; when it dies,
+/// another replica takes them over and goes on from the attempts recorded.
 package final class OutputDeliverer: Service, Sendable {
     /// PUTs a delivery makes at most.
     package static let maxAttempts = 5
@@ -93,6 +95,9 @@ package final class OutputDeliverer: Service, Sendable {
         let targets = (try? await jobs.io { [store = jobs.store] in try store.egressTargets(id: job.id) })
         var latest: JobRecord? = job
         for delivery in job.deliveries ?? [] where !delivery.state.isFinal {
+            // Only while this server makes the job's deliveries: with `--database`, another replica takes
+            // them over when this one's delivery lease lapses.
+            guard await jobs.mayDeliver(job.id) else { return nil }
             let file =
                 job.outputs.contains { $0.name == delivery.name }
                 ? jobs.store.outputDirectory(id: job.id) + "/" + delivery.name : nil
@@ -138,6 +143,7 @@ package final class OutputDeliverer: Service, Sendable {
                 await save()
                 let delay = retryBase * pow(2, Double(delivery.attempts - 1))
                 try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                guard await jobs.mayDeliver(id) else { return latest }
                 continue
             }
             await save()

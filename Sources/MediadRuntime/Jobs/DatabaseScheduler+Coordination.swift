@@ -31,15 +31,17 @@ extension DatabaseScheduler {
         let outcome = endedRuns[record.id] ?? record.state.rawValue
         let saved: Bool
         do {
-            saved = try await retrying(jobs) { database in
-                guard let lease else { return try await database.saveUnheld(record) }
-                if endsRun { return try await database.release(lease, record: record, outcome: outcome) }
+            saved = try await retrying(jobs) { [replicaID, ttl = settings.leaseTTL] database in
+                guard let lease else { return try await database.saveUnheld(record, replica: replicaID, ttl: ttl) }
+                if endsRun { return try await database.release(lease, record: record, outcome: outcome, ttl: ttl) }
                 return try await database.save(record, lease: lease)
             }
         } catch let error as DatabaseError {
             throw Self.unavailable(error)
         }
         guard saved else { throw StoreError.leaseLost(record.id) }
+        // The statement that ended the job gave its owed deliveries to this replica.
+        if record.owesDeliveries { delivering.insert(record.id) }
         if endsRun {
             held[record.id] = nil
             endedRuns[record.id] = nil
@@ -49,7 +51,7 @@ extension DatabaseScheduler {
 
     /// Runs `body` until the database answers it, for up to half the lease's time: the end of a run, once
     /// the run is over, is written however briefly the database is away.
-    private func retrying<T: Sendable>(
+    func retrying<T: Sendable>(
         _ jobs: isolated JobService, _ body: @escaping @Sendable (JobDatabase) async throws -> T
     ) async throws -> T {
         let deadline = Date().addingTimeInterval(settings.leaseTTL / 2)
@@ -123,14 +125,20 @@ extension DatabaseScheduler {
     }
 
     /// Takes back the jobs whose holder's lease expired: queued again (a claim pass follows), or failed
-    /// `interrupted` after three attempts.
+    /// `interrupted` after three attempts, whose deliveries (its webhook) this replica then makes.
     func reclaimExpired(_ jobs: isolated JobService) async {
-        guard let reclaimed = try? await call(jobs, { try await $0.reclaimExpired() }) else { return }
-        for record in reclaimed {
+        let reclaimed = try? await call(jobs) { [settings] in
+            try await $0.reclaimExpired(by: settings.replicaID, ttl: settings.leaseTTL)
+        }
+        for record in reclaimed ?? [] {
             jobs.events.logger.warning(
                 "took back a job whose replica stopped renewing its lease",
                 metadata: ["job_id": .string(record.id), "to": .string(record.state.rawValue)])
             remember(record, jobs)
+            if record.owesDeliveries {
+                delivering.insert(record.id)
+                jobs.resumeDeliveries(of: record)
+            }
         }
     }
 
@@ -154,7 +162,10 @@ extension DatabaseScheduler {
             // Retried as the save before it was: a release lost to a blip left an ended job with a holder
             // and its run open for good, since only `running` jobs are taken back when a lease expires
             // (found by DatabaseClusterTests, the database stopped just after a run's end was saved).
-            _ = try await retrying(jobs) { try await $0.release(lease, record: record, outcome: outcome) }
+            let released = try await retrying(jobs) { [ttl = settings.leaseTTL] in
+                try await $0.release(lease, record: record, outcome: outcome, ttl: ttl)
+            }
+            if released, record.owesDeliveries { delivering.insert(id) }
         } catch {
             // Past that the saved record stands (a queued one is claimable all the same); the job keeps
             // its holder and its run stays open in `runs`.

@@ -24,6 +24,8 @@ final class DatabaseScheduler: ClaimingScheduler {
     var held: [String: JobLease] = [:]
     /// The outcome of runs that ended here, by job id, noted in `runs` with the lease's release.
     var endedRuns: [String: String] = [:]
+    /// The ended jobs whose deliveries (outputs, webhook) this replica makes under a delivery lease.
+    var delivering: Set<String> = []
     var passes = ClaimPasses()
     /// Keeps the index current from the database's notifications.
     private(set) var follower: DatabaseFollower?
@@ -50,16 +52,23 @@ final class DatabaseScheduler: ClaimingScheduler {
         let follower = DatabaseFollower()
         self.follower = follower
         try await follower.start(self, jobs)
+        // The deliveries an earlier process of this replica held, resumed by `OutputDeliverer.resume`.
+        let owed = try await call(jobs) { [settings] in
+            try await $0.resumeDeliveries(replica: settings.replicaID, ttl: settings.leaseTTL)
+        }
+        delivering.formUnion(owed.map(\.id))
         startNext(jobs)
     }
 
-    /// Every `heartbeat`: renew leases, take back expired ones, claim work.
+    /// Every `heartbeat`: renew leases (of runs and of deliveries), take back expired ones, claim work.
     func beat(_ jobs: isolated JobService) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(Int(settings.heartbeat * 1000)))
             guard !Task.isCancelled else { break }
             await renew(jobs)
+            await renewDeliveries(jobs)
             await reclaimExpired(jobs)
+            await takeOverDeliveries(jobs)
             startNext(jobs)
         }
         follower?.stop()
@@ -265,9 +274,9 @@ final class DatabaseScheduler: ClaimingScheduler {
         }
     }
 
-    /// Only the jobs whose last run was this replica's, so that one replica delivers each job and is the
-    /// only writer of its record's `notifications`.
+    /// Only the jobs whose delivery lease this replica holds (an earlier process of it did, `start`), so
+    /// that one replica delivers each job and is the only writer of its `deliveries` and `notifications`.
     func resumesDeliveries(of record: JobRecord) -> Bool {
-        record.replica == settings.replicaID
+        delivering.contains(record.id)
     }
 }

@@ -321,23 +321,17 @@ package actor JobService {
     package func onJobEnd(_ observer: @escaping @Sendable (JobRecord) -> Void) { endObserver = observer }
 
     /// The ended jobs whose deliveries this server resumes at start: all of them for a single server; in a
-    /// shared store only those whose last run was this replica's, so that one replica delivers each job and
-    /// is the only writer of its record's `notifications`.
+    /// shared store only those whose last run was this replica's, with `--database` those whose delivery
+    /// lease it holds, so that one replica delivers each job and is the only writer of its record's
+    /// `notifications`.
     package func endedJobsToNotify() async -> [JobRecord] {
         await allRecords().filter { $0.state.isTerminal && scheduler.resumesDeliveries(of: $0) }
     }
 
-    /// Appends a webhook delivery attempt to the job's record and saves it; false when the job is gone.
-    package func recordNotification(_ id: String, _ attempt: NotificationAttempt) async -> Bool {
-        guard var record = records[id] else { return false }
-        record.notifications = (record.notifications ?? []) + [attempt]
-        records[id] = record
-        do {
-            try await save(record)
-            return true
-        } catch {
-            return false
-        }
+    /// Hands an ended job whose deliveries this replica took over (with `--database`) to the deliverer, as
+    /// if it had just ended here.
+    func resumeDeliveries(of record: JobRecord) {
+        endObserver?(record)
     }
 
     // MARK: Retention and shutdown

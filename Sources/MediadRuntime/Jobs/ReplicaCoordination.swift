@@ -46,4 +46,30 @@ protocol ReplicaCoordination: AnyObject {
     func leaseLost(_ id: String, _ jobs: isolated JobService) async
     /// Recording the end of the job's run failed: the job is left to whoever claims it next.
     func abandon(_ id: String)
+
+    // MARK: Deliveries
+
+    /// Saves the record of an ended job whose output deliveries and webhook this replica makes, and lets
+    /// them go when `final` (nothing left to do); `lease_lost` when another replica makes them now.
+    func saveDelivery(_ record: JobRecord, final: Bool, _ jobs: isolated JobService) async throws
+    /// This replica found nothing (left) to deliver for the job: lets its deliveries go.
+    func endDeliveries(_ id: String, _ jobs: isolated JobService) async
+    /// Whether this replica still makes the job's deliveries, asked before each attempt.
+    func holdsDeliveries(_ id: String, _ jobs: isolated JobService) async -> Bool
+    /// Takes the job's deliveries for a redelivery on request; false when another replica makes them now.
+    func takeDeliveries(_ id: String, _ jobs: isolated JobService) async throws -> Bool
+}
+
+/// Replicas sharing a data directory have no delivery leases: the replica that ran a job last delivers it
+/// (`resumesDeliveries`), and a record's deliveries are saved as any record is.
+extension ReplicaCoordination {
+    func saveDelivery(_ record: JobRecord, final: Bool, _ jobs: isolated JobService) async throws {
+        try await save(record, jobs)
+    }
+
+    func endDeliveries(_ id: String, _ jobs: isolated JobService) async {}
+
+    func holdsDeliveries(_ id: String, _ jobs: isolated JobService) async -> Bool { true }
+
+    func takeDeliveries(_ id: String, _ jobs: isolated JobService) async throws -> Bool { true }
 }

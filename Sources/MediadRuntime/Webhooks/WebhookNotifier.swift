@@ -17,7 +17,10 @@ import Synchronization
 /// resolved and pinned by `CallbackAddress`, which keeps allowed names off internal addresses.
 /// Deliveries are child tasks of the notifier's `run`, a service of the group: a shutdown cancels those
 /// under way, and a restart resumes those of jobs that ended within the window and have no 2xx yet
-/// (`OutputDeliverer.resume`).
+/// (`OutputDeliverer.resume`). With `--database`, a replica makes a job's attempts only while it holds the
+/// job's delivery lease (`DatabaseScheduler+Deliveries`), and another replica goes on with them, with the
+/// same `webhook-id`, when this one dies: a receiver may then get an event twice, only when this replica
+/// died during an attempt the receiver took, and dedupes it by `webhook-id` as Standard Webhooks says.
 package final class WebhookNotifier: Service, Sendable {
     /// One job's delivery, from its next attempt on.
     private struct Delivery: Sendable {
@@ -55,16 +58,25 @@ package final class WebhookNotifier: Service, Sendable {
     package func deliver(_ job: JobRecord, windowFrom: Date? = nil) {
         let previous = job.notifications ?? []
         let deadline = (windowFrom ?? job.finishedAt ?? Date()).addingTimeInterval(settings.retryWindow)
-        guard !previous.contains(where: \.delivered), Date() < deadline else { return }
+        guard job.callbackURL != nil, settings.secret != nil, !previous.contains(where: \.delivered),
+            Date() < deadline
+        else {
+            // Nothing (left) to deliver: with `--database`, the replica holding the job's deliveries lets go.
+            Task { [jobs] in await jobs.deliveriesEnded(job.id) }
+            return
+        }
         queue(job, deadline: deadline)
     }
 
     /// Delivers the end of a finished `job` again, on request (`POST /jobs/{id}/notifications`): with the
     /// same `webhook-id`, whether or not it was delivered before, retried for a new window from now. False
-    /// when the job has no callback or a delivery of it is under way.
+    /// when the job has no callback or a delivery of it is under way (with `--database`, on any replica:
+    /// this one takes the job's deliveries first). Throws `store_unavailable` when the database cannot be
+    /// used.
     /// Its first attempt goes at once and its retries back off from the start again, as a new delivery's.
-    package func redeliver(_ job: JobRecord) -> Bool {
-        queue(job, deadline: Date().addingTimeInterval(settings.retryWindow), resuming: false)
+    package func redeliver(_ job: JobRecord) async throws -> Bool {
+        guard try await jobs.takeDeliveries(job.id) else { return false }
+        return queue(job, deadline: Date().addingTimeInterval(settings.retryWindow), resuming: false)
     }
 
     /// Queues the delivery of `job`'s end. One `resuming` earlier attempts goes on with their backoff: its
@@ -123,17 +135,20 @@ package final class WebhookNotifier: Service, Sendable {
         } catch {
             let message = (error as? MediaError)?.message ?? "\(error)"
             release(delivery)
-            _ = await jobs.recordNotification(delivery.id, NotificationAttempt(at: Date(), status: nil, error: message))
+            _ = await jobs.recordNotification(
+                delivery.id, NotificationAttempt(at: Date(), status: nil, error: message), final: true)
             return
         }
         var number = delivery.attempt
         if number > 1 { try? await Task.sleep(for: .milliseconds(Int(settings.delay(beforeAttempt: number) * 1000))) }
-        while !Task.isCancelled {
+        // Each attempt only while this server makes the job's deliveries: with `--database`, another
+        // replica takes them over when this one's delivery lease lapses.
+        while !Task.isCancelled, await jobs.mayDeliver(delivery.id) {
             let attempt = await self.attempt(url, delivery)
             let delay = settings.delay(beforeAttempt: number + 1)
             let last = attempt.delivered || Date().addingTimeInterval(delay) >= delivery.deadline
             if last { release(delivery) }
-            guard await jobs.recordNotification(delivery.id, attempt), !last else { return }
+            guard await jobs.recordNotification(delivery.id, attempt, final: last), !last else { return }
             number += 1
             try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
         }

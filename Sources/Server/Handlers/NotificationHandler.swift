@@ -26,7 +26,7 @@ struct NotificationHandler {
                 .conflict, "no_callback", "job \(record.id) has no callback_url, or this server has no --webhook-secret"
             )
         }
-        guard notifier.redeliver(record) else {
+        guard try await notifier.redeliver(record) else {
             throw ServiceError(.conflict, "delivery_in_progress", "a delivery of job \(record.id) is under way")
         }
         return .json(record, status: .accepted)
