@@ -187,17 +187,20 @@ struct SubmissionHandler {
     /// Removes received files that will not become a job; tus uploads are only unlocked, to be used again.
     private func discard(_ received: [String: UploadReceiver.Part]) async {
         for part in received.values {
-            if let upload = part.resumable { upload.close() } else { await threadPool.removeUpload(at: part.file.path) }
+            if let upload = part.resumable {
+                await upload.close()
+            } else {
+                await threadPool.removeUpload(at: part.file.path)
+            }
         }
     }
 
     /// Removes the tus uploads whose bytes the job just stored took.
     private func release(_ received: [String: UploadReceiver.Part]) async {
         for case let upload? in received.values.map(\.resumable) {
-            let id = upload.upload.id
-            try? await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
-            jobs.ledger.forgetUpload(id)
-            upload.close()
+            try? await upload.delete()
+            jobs.ledger.forgetUpload(upload.upload.id)
+            await upload.close()
         }
     }
 }

@@ -1,0 +1,163 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// tus uploads of replicas that share a PostgreSQL database (`--database`): the record and committed offset
+/// in the database, the bytes in the shared data directory, one writer across replicas.
+@Suite(.serialized) struct DatabaseUploadTests {
+    /// The committed offset the database holds for upload `id`, or "" when it has no row.
+    static func committed(_ postgres: PostgresServer, _ id: String) throws -> String {
+        try postgres.psql("SELECT committed_offset FROM uploads WHERE id = '\(id)'", database: "mediad")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Started with tuspy on one replica, its offset asked of the other, finished there with tuspy: the job
+    /// it becomes runs, with the file's bytes, and its output is a Matroska file.
+    @Test func anUploadStartedOnOneReplicaIsFinishedOnAnother() throws {
+        let postgres = try DatabaseReplicaTests.database()
+        defer { postgres.shutdown() }
+        let scratch = try Scratch("db-tus")
+        let data = scratch.file("data")
+        let first = try DatabaseReplicaTests.replica("r1", postgres, data: data)
+        defer { first.stop() }
+        let second = try DatabaseReplicaTests.replica("r2", postgres, data: data)
+        defer { second.stop() }
+        let input = try Fixtures.h264AacMP4()
+        let metadata = Tuspy.metadata(["kind": "remux", "format": "mkv"])
+        let started = try Tuspy.run(
+            first,
+            """
+            uploader = client.TusClient(ENDPOINT).uploader("\(input)", chunk_size=32768, metadata=\(metadata))
+            uploader.upload(stop_at=65536)
+            result(path=uploader.url.split("/", 3)[3])
+            """)
+        let path = "/" + (try #require(started["path"] as? String))
+        let id = String(path.split(separator: "/").last ?? "")
+        #expect(try Self.committed(postgres, id) == "65536")
+        #expect(
+            !FileManager.default.fileExists(atPath: data + "/resumable/\(id)/upload.json"),
+            "the record is in the database, not the data directory")
+        let head = try Tus.head(second, path)
+        #expect(head.status == 200)
+        #expect(head.headers["upload-offset"] == "65536", "\(head.rawHeaders)")
+
+        let finished = try Tuspy.resume(second, path, file: input)
+        #expect(finished["start"] as? Int == 65536)
+        let job = try ResumableUploadTests.finishedJob(first, try #require(finished["job"] as? String))
+        #expect(job["state"] as? String == "succeeded", "\(job)")
+        #expect(ResumableUploadTests.inputHashes(job) == [try ResumableUploadTests.sha256(input)])
+        let jobID = try #require(job["id"] as? String)
+        let output = try Curl.run(second.url("/jobs/\(jobID)/output"))
+        let mkv = try scratch.write("out.mkv", Array(output.body))
+        #expect(try Oracle.format(mkv)["format_name"] as? String == "matroska,webm")
+        let size = try Data(contentsOf: URL(fileURLWithPath: input)).count
+        let after = try Tus.head(first, path)
+        #expect(after.headers["upload-offset"] == String(size))
+        #expect(after.headers["mediad-job"] == "/jobs/\(jobID)")
+    }
+
+    /// 2 s of lossless 320x240 noise in MP4 (some MiB): a chunk of it spans several of the server's 1 MiB
+    /// blocks, so half of one is on disk while the rest has not come.
+    static func noiseMP4() throws -> String {
+        try Fixtures.make(
+            "noise.mp4",
+            [
+                "-f", "lavfi", "-i", "nullsrc=size=320x240:rate=25:duration=2,geq=lum='random(1)*255':cb=128:cr=128",
+                "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-f", "mp4",
+            ])
+    }
+
+    /// A replica killed in the middle of a `PATCH` leaves its writer lease: the other replica refuses to
+    /// write (423) until it expires, then takes the upload over from the committed offset, dropping the
+    /// bytes the dead one had written past it; the job made of it has the file's bytes.
+    @Test func aKilledWritersUploadIsTakenOverFromTheCommittedOffset() throws {
+        let postgres = try DatabaseReplicaTests.database()
+        defer { postgres.shutdown() }
+        let scratch = try Scratch("db-tus-kill")
+        let data = scratch.file("data")
+        let first = try DatabaseReplicaTests.replica("r1", postgres, data: data)
+        defer { first.stop(SIGKILL) }
+        let second = try DatabaseReplicaTests.replica("r2", postgres, data: data)
+        defer { second.stop() }
+        let input = try Self.noiseMP4()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: input))
+        let size = bytes.count
+        let committed = 32768
+        #expect(size > 3 << 20, "the rest of the upload spans several blocks")
+        let created = try Tus.create(
+            first, length: size, metadata: "kind \(Tus.base64("remux")),format \(Tus.base64("mkv"))")
+        let location = try #require(created.headers["location"], "\(created.text)")
+        let id = String(location.split(separator: "/").last ?? "")
+        let head = try scratch.write("head.bin", Array(bytes.prefix(committed)))
+        #expect(try Tus.patch(first, location, offset: 0, file: head).status == 204)
+
+        // The rest announced, half of it sent, the connection held open.
+        let rest = size - committed
+        let sender = try PeerProcess(
+            "python3",
+            [
+                "-c",
+                """
+                import socket, sys, time
+                s = socket.create_connection(("127.0.0.1", \(first.port)), timeout=300)
+                s.sendall(b"PATCH \(location) HTTP/1.1\\r\\nHost: test\\r\\nTus-Resumable: 1.0.0\\r\\n"
+                          b"Upload-Offset: \(committed)\\r\\nContent-Type: application/offset+octet-stream\\r\\n"
+                          b"Content-Length: \(rest)\\r\\n\\r\\n")
+                s.sendall(open("\(input)", "rb").read()[\(committed):\(committed + rest / 2)])
+                print(0, flush=True)
+                time.sleep(300)
+                """,
+            ])
+        defer { sender.stop() }
+        let dataFile = data + "/resumable/\(id)/data"
+        let written = EventStreamTests.eventually(60) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: dataFile)[.size] as? Int) ?? 0
+            return size > committed + (1 << 20)
+        }
+        #expect(written, "r1 never wrote the chunk's first half")
+        #expect(try Self.committed(postgres, id) == String(committed), "the unfinished chunk is not committed")
+        #expect(try Tus.head(second, location).headers["upload-offset"] == String(committed))
+        let tail = try scratch.write("tail.bin", Array(bytes.suffix(rest)))
+        let locked = try Tus.patch(second, location, offset: committed, file: tail)
+        #expect(locked.status == 423, "\(locked.text)")
+        #expect(locked.errorCode == "upload_locked", "\(locked.text)")
+
+        first.stop(SIGKILL)
+        var reply = locked
+        let takenOver = try EventStreamTests.eventually(60) {
+            reply = try Tus.patch(second, location, offset: committed, file: tail)
+            return reply.status != 423
+        }
+        #expect(takenOver, "r2 never took the upload over: \(reply.text)")
+        #expect(reply.status == 204, "\(reply.text)")
+        #expect(reply.headers["upload-offset"] == String(size), "\(reply.rawHeaders)")
+        let job = try ResumableUploadTests.finishedJob(second, try #require(reply.headers["mediad-job"]))
+        #expect(job["state"] as? String == "succeeded", "\(job)")
+        #expect(ResumableUploadTests.inputHashes(job) == [try ResumableUploadTests.sha256(input)])
+    }
+
+    /// With the database stopped, tus requests are 503 `store_unavailable` with `Retry-After`, not a 500 or
+    /// a hang; with it back, the upload is there.
+    @Test func tusRequestsWithoutTheDatabaseAreUnavailable() throws {
+        let postgres = try DatabaseReplicaTests.database()
+        defer { postgres.shutdown() }
+        let scratch = try Scratch("db-tus-outage")
+        let server = try DatabaseReplicaTests.replica("r1", postgres, data: scratch.file("data"))
+        defer { server.stop() }
+        let created = try Tus.create(server, length: 1000)
+        let location = try #require(created.headers["location"], "\(created.text)")
+
+        postgres.stop()
+        let head = try Tus.head(server, location)
+        #expect(head.status == 503, "\(head.rawHeaders)")
+        #expect(head.headers["retry-after"] != nil, "\(head.rawHeaders)")
+        let refused = try Tus.create(server, length: 1000)
+        #expect(refused.status == 503, "\(refused.text)")
+        #expect(refused.errorCode == "store_unavailable", "\(refused.text)")
+        #expect(refused.headers["retry-after"] != nil, "\(refused.rawHeaders)")
+
+        try postgres.start()
+        let back = try EventStreamTests.eventually(60) { try Tus.head(server, location).status == 200 }
+        #expect(back, "the upload is not served again once the database is back")
+    }
+}
