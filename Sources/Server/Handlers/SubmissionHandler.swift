@@ -62,7 +62,14 @@ struct SubmissionHandler {
         try targets.take(from: &values, policy: configuration.egress)
         var received = try await resumable.claimUploads(kind, &values, request)
         let multipart = received.isEmpty ? try MultipartBoundary(request.head.headers) : nil
-        if multipart == nil { _ = try JobIntake.options(kind, values) }
+        if multipart == nil {
+            do {
+                _ = try JobIntake.options(kind, values)
+            } catch {
+                await discard(received)
+                throw error
+            }
+        }
 
         if received.isEmpty, multipart == nil, !urls.isEmpty {
             try await requireNoBody(request)

@@ -27,6 +27,9 @@ final class UploadWriterLease: Sendable {
         self.ttl = ttl
     }
 
+    /// A lease dropped without `release` stops renewing; it expires after its TTL.
+    deinit { renewal.withLock { $0?.cancel() } }
+
     /// Renews the lease until `release`; revokes `file` once it may have been lost.
     func keep(_ file: ResumableWriter, logger: Logger) {
         let task = Task { [id, writer, database, ttl] in

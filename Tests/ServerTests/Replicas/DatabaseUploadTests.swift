@@ -136,6 +136,36 @@ import Testing
         #expect(ResumableUploadTests.inputHashes(job) == [try ResumableUploadTests.sha256(input)])
     }
 
+    /// An upload without a kind, named by a job request on the other replica: a request refused for its
+    /// options gives the upload back at once (the next request on either replica takes it), and the job
+    /// made of it runs and removes the upload, record and bytes.
+    @Test func anUploadIsTheInputOfAJobOnTheOtherReplica() throws {
+        let postgres = try DatabaseReplicaTests.database()
+        defer { postgres.shutdown() }
+        let scratch = try Scratch("db-tus-input")
+        let data = scratch.file("data")
+        let first = try DatabaseReplicaTests.replica("r1", postgres, data: data)
+        defer { first.stop() }
+        let second = try DatabaseReplicaTests.replica("r2", postgres, data: data)
+        defer { second.stop() }
+        let input = try Fixtures.h264AacMP4()
+        let size = try Data(contentsOf: URL(fileURLWithPath: input)).count
+        let created = try Tus.create(first, length: size)
+        let location = try #require(created.headers["location"], "\(created.text)")
+        let id = String(location.split(separator: "/").last ?? "")
+        #expect(try Tus.patch(first, location, offset: 0, file: input).status == 204)
+
+        let refused = try Curl.run(second.url("/jobs/remux?upload=\(id)&format=bogus"), ["-X", "POST"])
+        #expect(refused.status == 400, "\(refused.text)")
+        #expect(refused.errorCode == "invalid_option", "\(refused.text)")
+        let remux = try Curl.run(second.url("/jobs/remux?upload=\(id)&format=mkv&wait=60"), ["-X", "POST"])
+        #expect(remux.json["state"] as? String == "succeeded", "\(remux.text)")
+        #expect(ResumableUploadTests.inputHashes(remux.json) == [try ResumableUploadTests.sha256(input)])
+        #expect(try Self.committed(postgres, id) == "", "the job took the upload: its row is gone")
+        #expect(try Curl.run(first.url(location)).status == 404)
+        #expect(!FileManager.default.fileExists(atPath: data + "/resumable/\(id)"))
+    }
+
     /// With the database stopped, tus requests are 503 `store_unavailable` with `Retry-After`, not a 500 or
     /// a hang; with it back, the upload is there.
     @Test func tusRequestsWithoutTheDatabaseAreUnavailable() throws {
