@@ -166,6 +166,57 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: data + "/resumable/\(id)"))
     }
 
+    /// Replicas with a 2 s upload expiry: an idle upload is swept (row, then directory), while one whose
+    /// `PATCH` is under way (its writer lease renewed), older still, is left alone.
+    @Test func theSweepRemovesIdleUploadsButNotOneBeingWritten() throws {
+        let postgres = try DatabaseReplicaTests.database()
+        defer { postgres.shutdown() }
+        let scratch = try Scratch("db-tus-sweep")
+        let data = scratch.file("data")
+        let replicas = try ["r1", "r2"].map {
+            try ServerProcess(
+                dataDirectory: data,
+                [
+                    "--database", postgres.url(database: "mediad"), "--replica-id", $0, "--lease-ttl",
+                    "\(DatabaseReplicaTests.leaseTTL)s", "--heartbeat", "0.5s", "--upload-expiry", "2s",
+                ])
+        }
+        defer { for replica in replicas { replica.stop() } }
+        let busy = try #require(try Tus.create(replicas[0], length: 1 << 20).headers["location"])
+        let busyID = String(busy.split(separator: "/").last ?? "")
+        let sender = try PeerProcess(
+            "python3",
+            [
+                "-c",
+                """
+                import socket, time
+                s = socket.create_connection(("127.0.0.1", \(replicas[0].port)), timeout=300)
+                s.sendall(b"PATCH \(busy) HTTP/1.1\\r\\nHost: test\\r\\nTus-Resumable: 1.0.0\\r\\nUpload-Offset: 0\\r\\n"
+                          b"Content-Type: application/offset+octet-stream\\r\\nContent-Length: \(1 << 20)\\r\\n\\r\\n")
+                s.sendall(bytes(1000))
+                print(0, flush=True)
+                time.sleep(300)
+                """,
+            ])
+        defer { sender.stop() }
+        let leased = try EventStreamTests.eventually(60) {
+            try postgres.psql("SELECT writer FROM uploads WHERE id = '\(busyID)'", database: "mediad")
+                .hasPrefix("r1/")
+        }
+        #expect(leased, "the PATCH never took the writer lease")
+        let idle = try #require(try Tus.create(replicas[1], length: 1000).headers["location"])
+        let idleID = String(idle.split(separator: "/").last ?? "")
+
+        let swept = try EventStreamTests.eventually(60) {
+            try Self.committed(postgres, idleID) == ""
+                && !FileManager.default.fileExists(atPath: data + "/resumable/\(idleID)")
+        }
+        #expect(swept, "the idle upload was never swept")
+        #expect(try Tus.head(replicas[0], idle).status == 404)
+        #expect(try Self.committed(postgres, busyID) == "0", "the upload being written to stays")
+        #expect(FileManager.default.fileExists(atPath: data + "/resumable/\(busyID)/data"))
+    }
+
     /// With the database stopped, tus requests are 503 `store_unavailable` with `Retry-After`, not a 500 or
     /// a hang; with it back, the upload is there.
     @Test func tusRequestsWithoutTheDatabaseAreUnavailable() throws {
