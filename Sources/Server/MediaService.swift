@@ -30,7 +30,7 @@ final class MediaService: Responder {
 
     init(
         jobs: JobService, store: JobStore, threadPool: NIOThreadPool, configuration: ServerConfiguration,
-        notifier: WebhookNotifier, streamLimits: EventStreamSlots.Limits
+        notifier: WebhookNotifier, streamLimits: EventStreamSlots.Limits, uploadRecords: any UploadRecords
     ) {
         self.configuration = configuration
         let access = JobAccess(jobs: jobs, encodedJobs: EncodedJobCache())
@@ -39,8 +39,8 @@ final class MediaService: Responder {
         let intake = JobIntake(jobs: jobs, store: store, threadPool: threadPool, maxQueued: configuration.maxQueued)
         let prober = MediaProber(isolation: configuration.isolation)
         let resumable = ResumableHandler(
-            configuration: configuration, jobs: jobs, intake: intake, diskSpace: diskSpace, store: store,
-            threadPool: threadPool)
+            configuration: configuration, jobs: jobs, intake: intake, diskSpace: diskSpace,
+            records: uploadRecords, store: store, threadPool: threadPool)
         self.access = access
         self.resumable = resumable
         submissions = SubmissionHandler(

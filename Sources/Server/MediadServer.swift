@@ -48,14 +48,15 @@ public enum MediadServer {
             outputLink: ServiceRoute.outputURL)
         let notifier = try WebhookNotifier(settings: configuration.webhooks, jobs: jobs)
         let deliverer = try await OutputDeliverer.attach(to: jobs, policy: configuration.egress, notifier: notifier)
+        let uploads = uploadRecords(configuration, database: database, store: store, threadPool: threadPool)
         let service = MediaService(
             jobs: jobs, store: store, threadPool: threadPool, configuration: configuration, notifier: notifier,
-            streamLimits: streamLimits)
+            streamLimits: streamLimits, uploadRecords: uploads)
         // Bound before any job starts, so a server that cannot listen has touched no job. Connections the
         // kernel accepts meanwhile wait until the server runs.
         let server = try await bind(configuration, limits: limits, responder: service)
-        // The uploads on disk hold quota and reserved room before any job or request is measured against them.
-        jobs.ledger.replaceUploads(try await threadPool.runIfActive { try store.resumableStates() })
+        // The uploads stored hold quota and reserved room before any job or request is measured against them.
+        jobs.ledger.replaceUploads(try await uploads.states())
         try await jobs.start()
         await deliverer.resume()
         logger.info(
@@ -82,8 +83,7 @@ public enum MediadServer {
                         serviceName: "retention"),
                     .init(
                         service: ResumableUploadSweeper(
-                            store: store, threadPool: threadPool, expiry: configuration.uploadExpiry,
-                            ledger: jobs.ledger),
+                            records: uploads, expiry: configuration.uploadExpiry, ledger: jobs.ledger),
                         serviceName: "uploads"),
                     .init(service: ListenerService(server: server, announce: listening), serviceName: "listener"),
                 ],
@@ -106,6 +106,18 @@ public enum MediadServer {
             throw ServerConfiguration.Invalid(description: error.description)
         }
     }
+
+    /// Where tus uploads' records are kept: in the replicas' database with `--database`, else beside their
+    /// bytes in the data directory.
+    private static func uploadRecords(
+        _ configuration: ServerConfiguration, database: JobDatabase?, store: JobStore, threadPool: NIOThreadPool
+    ) -> any UploadRecords {
+        guard let database, let replicas = configuration.replicas else {
+            return FileUploadRecords(store: store, threadPool: threadPool)
+        }
+        return DatabaseUploadRecords(database: database, store: store, threadPool: threadPool, replicas: replicas)
+    }
+
     /// The HTTP server listening on the configured address; an address in use is a configuration error that
     /// says which setting changes it.
     private static func bind(

@@ -53,6 +53,26 @@ public final class JobDatabase: Sendable {
         await runner.value
     }
 
+    /// How long one statement may take before the database counts as unreachable: a pool that cannot
+    /// connect queues a statement rather than failing it.
+    public static let statementDeadline: Duration = .seconds(5)
+
+    /// `body`'s value, or `database_unreachable` when it takes longer than `deadline` (it is cancelled).
+    public static func within<T: Sendable>(
+        _ deadline: Duration, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                throw DatabaseError(.connectionRefused, "the database did not answer within \(deadline)")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+
     // MARK: Helpers of the operations
 
     /// Runs `query`, its failure a `database_query_failed` that says `what` was being done.

@@ -131,5 +131,27 @@ public enum DatabaseSchema {
                         WHERE d->>'state' IN ('pending', 'delivering')))
             """,
         ],
+        // 4: tus uploads: each upload's record, its committed offset and its writer's lease (the bytes stay in
+        // the data directory). A later list of stored parts belongs beside it, keyed by the upload's id.
+        [
+            // `record` is the `ResumableUpload` JSON; `committed_offset` the bytes synced and acknowledged;
+            // `writer` the one request (`<replica>/<token>`) that may append until `writer_expires`.
+            """
+            CREATE TABLE uploads (
+                id text PRIMARY KEY,
+                owner text,
+                record jsonb NOT NULL,
+                committed_offset bigint NOT NULL DEFAULT 0 CHECK (committed_offset >= 0),
+                length bigint,
+                job_id text,
+                writer text,
+                writer_expires timestamptz,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                updated_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            // The expiry sweep, oldest activity first.
+            "CREATE INDEX uploads_activity ON uploads (updated_at)",
+        ],
     ]
 }

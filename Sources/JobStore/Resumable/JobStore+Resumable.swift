@@ -24,14 +24,17 @@ extension JobStore {
 
     func resumableRecordPath(id: String) -> String { resumableUploadDirectory(id: id) + "/upload.json" }
 
-    /// Stores a new, empty upload.
-    public func createResumable(_ upload: ResumableUpload) throws {
+    /// Stores a new, empty upload; without `keepingRecord` only its (empty) bytes, its record being kept
+    /// elsewhere.
+    public func createResumable(_ upload: ResumableUpload, keepingRecord: Bool = true) throws {
         try Self.requireValidID(upload.id)
         try FileIO.makeDirectory(resumableDirectory, mayExist: true)
         let staging = resumableDirectory + "/" + Self.stagingPrefix + upload.id
         try FileIO.makeDirectory(staging)
         do {
-            try FileIO.createSynced(try Self.encodeResumable(upload), at: staging + "/upload.json")
+            if keepingRecord {
+                try FileIO.createSynced(try Self.encodeResumable(upload), at: staging + "/upload.json")
+            }
             try FileIO.createSynced(Data(), at: staging + "/data")
             try FileIO.syncDirectory(staging)
             try FileIO.rename(staging, to: resumableUploadDirectory(id: upload.id))
@@ -68,6 +71,35 @@ extension JobStore {
     public func openResumable(id: String) throws -> ResumableWriter? {
         guard Self.isValidID(id) else { return nil }
         return try ResumableWriter(store: self, id: id)
+    }
+
+    /// Upload `id` whose record is kept elsewhere (`record`, with `committed` bytes acknowledged), opened
+    /// for writing as `openResumable` opens one; bytes past `committed` are cut off.
+    public func openResumable(id: String, record: ResumableUpload, committed: Int64) throws -> ResumableWriter? {
+        guard Self.isValidID(id) else { return nil }
+        return try ResumableWriter(store: self, id: id, record: (record, committed))
+    }
+
+    /// Whether upload `id`'s bytes are still in its directory (not moved into a job, nor removed).
+    public func resumableHoldsData(id: String) -> Bool {
+        Self.isValidID(id) && Self.status(resumableDataPath(id: id)) != nil
+    }
+
+    /// For uploads whose records are kept elsewhere: removes what crashed creations and deletions left
+    /// (an hour old), and returns the upload directories untouched for `age`, for the caller to remove
+    /// those that have no record.
+    public func staleResumableDirectories(age: TimeInterval, now: Date) throws -> [String] {
+        guard FileIO.isDirectory(resumableDirectory) else { return [] }
+        var stale: [String] = []
+        for name in try FileIO.entries(resumableDirectory) {
+            let modified = Self.status(resumableDirectory + "/" + name)?.modified ?? .distantPast
+            if name.hasPrefix(".") {
+                if modified < now.addingTimeInterval(-3600) { try? FileIO.remove(resumableDirectory + "/" + name) }
+            } else if Self.isValidID(name), modified < now.addingTimeInterval(-age) {
+                stale.append(name)
+            }
+        }
+        return stale
     }
 
     /// Removes an upload and its bytes; nothing happens when it is gone already.

@@ -28,11 +28,18 @@ public final class ResumableWriter: @unchecked Sendable {
     private var chunkStart: Int64
     private var chunkDigest: MessageDigest?
 
-    /// Nil when there is no upload `id`.
-    init?(store: JobStore, id: String) throws {
+    /// Whether `save` writes the record to `upload.json` (false: the record is kept elsewhere, in a
+    /// database, and `save` only keeps it here).
+    private let recordOnDisk: Bool
+    /// Set once the writer may no longer append (`revoke`).
+    private var revoked = false
+
+    /// Nil when there is no upload `id`. With `record` (kept elsewhere), the data file is cut back to
+    /// `committed` bytes: what is past it was never acknowledged.
+    init?(store: JobStore, id: String, record: (upload: ResumableUpload, committed: Int64)? = nil) throws {
         let directory = try Self.lock(store.resumableUploadDirectory(id: id))
         guard let directory else { return nil }
-        guard let upload = store.readResumable(store.resumableRecordPath(id: id)) else {
+        guard let upload = record?.upload ?? store.readResumable(store.resumableRecordPath(id: id)) else {
             Foundation.close(directory)
             return nil
         }
@@ -42,6 +49,17 @@ public final class ResumableWriter: @unchecked Sendable {
         if data >= 0 && fstat(data, &info) == 0 {
             offset = Int64(info.st_size)
             self.data = data
+            if let committed = record?.committed, committed != offset {
+                guard committed < offset, ftruncate(data, off_t(committed)) == 0 else {
+                    Foundation.close(data)
+                    Foundation.close(directory)
+                    throw StoreError(
+                        code: .ioError,
+                        message:
+                            "\(dataPath) holds \(offset) bytes, not the \(committed) committed, and cannot be cut back")
+                }
+                offset = committed
+            }
         } else {
             if data >= 0 { Foundation.close(data) }
             // The bytes went into the job the upload names (or are gone: then there is no upload).
@@ -55,6 +73,7 @@ public final class ResumableWriter: @unchecked Sendable {
         self.store = store
         self.directory = directory
         self.upload = upload
+        recordOnDisk = record == nil
         chunkStart = offset
     }
 
@@ -93,6 +112,10 @@ public final class ResumableWriter: @unchecked Sendable {
     public func append(_ pieces: [UnsafeRawBufferPointer]) throws {
         try lock.withLock {
             guard data >= 0 else { throw StoreError(code: .ioError, message: "\(dataPath) is not open") }
+            guard !revoked else {
+                throw StoreError(
+                    code: .uploadLocked, message: "this request lost the upload to another writer; retry from HEAD")
+            }
             let count = pieces.reduce(0) { $0 + $1.count }
             try store.watermark.check(adding: Int64(count))
             try FileIO.writeAll(data, pieces, path: dataPath)
@@ -141,10 +164,15 @@ public final class ResumableWriter: @unchecked Sendable {
         return UploadedFile(path: dataPath, size: size, sha256: sha256)
     }
 
-    /// Replaces the record.
+    /// Replaces the record (only here, when it is kept elsewhere: its keeper stores it).
     public func save(_ upload: ResumableUpload) throws {
-        try store.saveResumable(upload)
+        if recordOnDisk { try store.saveResumable(upload) }
         lock.withLock { self.upload = upload }
+    }
+
+    /// Makes every later `append` fail with `upload_locked`: the lease that let this writer write is lost.
+    public func revoke() {
+        lock.withLock { revoked = true }
     }
 
     /// Closes the data file and releases the lock. Does nothing the second time.

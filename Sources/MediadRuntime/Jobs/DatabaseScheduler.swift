@@ -32,9 +32,6 @@ final class DatabaseScheduler: ClaimingScheduler {
     /// Whether the database answered the last statement; `JobService.capacity` and `/readyz` read it.
     private(set) var isReachable = true
 
-    /// How long one statement may take before the database counts as unreachable: a pool that cannot
-    /// connect queues a statement rather than failing it.
-    static let statementDeadline: Duration = .seconds(5)
     /// The most expired jobs one statement of a retention sweep deletes.
     static let retentionBatch = 500
 
@@ -74,34 +71,20 @@ final class DatabaseScheduler: ClaimingScheduler {
         follower?.stop()
     }
 
-    /// Runs one statement against the database within `statementDeadline`, noting whether it answered. A
+    /// Runs one statement against the database within `JobDatabase.statementDeadline`, noting whether it answered. A
     /// statement that fails for being refused (not for its content) marks the database unreachable.
     func call<T: Sendable>(
         _ jobs: isolated JobService, _ body: @escaping @Sendable (JobDatabase) async throws -> T
     ) async throws -> T {
         do {
-            let value = try await Self.within(Self.statementDeadline) { [database] in try await body(database) }
+            let value = try await JobDatabase.within(JobDatabase.statementDeadline) { [database] in
+                try await body(database)
+            }
             isReachable = true
             return value
         } catch let error as DatabaseError {
             isReachable = false
             throw error
-        }
-    }
-
-    /// `body`'s value, or `database_unreachable` when it takes longer than `deadline` (it is cancelled).
-    static func within<T: Sendable>(
-        _ deadline: Duration, _ body: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                throw DatabaseError(.connectionRefused, "the database did not answer within \(deadline)")
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw CancellationError() }
-            return first
         }
     }
 

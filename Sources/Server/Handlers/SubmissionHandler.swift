@@ -62,7 +62,14 @@ struct SubmissionHandler {
         try targets.take(from: &values, policy: configuration.egress)
         var received = try await resumable.claimUploads(kind, &values, request)
         let multipart = received.isEmpty ? try MultipartBoundary(request.head.headers) : nil
-        if multipart == nil { _ = try JobIntake.options(kind, values) }
+        if multipart == nil {
+            do {
+                _ = try JobIntake.options(kind, values)
+            } catch {
+                await discard(received)
+                throw error
+            }
+        }
 
         if received.isEmpty, multipart == nil, !urls.isEmpty {
             try await requireNoBody(request)
@@ -192,17 +199,20 @@ struct SubmissionHandler {
     /// Removes received files that will not become a job; tus uploads are only unlocked, to be used again.
     private func discard(_ received: [String: UploadReceiver.Part]) async {
         for part in received.values {
-            if let upload = part.resumable { upload.close() } else { await threadPool.removeUpload(at: part.file.path) }
+            if let upload = part.resumable {
+                await upload.close()
+            } else {
+                await threadPool.removeUpload(at: part.file.path)
+            }
         }
     }
 
     /// Removes the tus uploads whose bytes the job just stored took.
     private func release(_ received: [String: UploadReceiver.Part]) async {
         for case let upload? in received.values.map(\.resumable) {
-            let id = upload.upload.id
-            try? await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
-            jobs.ledger.forgetUpload(id)
-            upload.close()
+            try? await upload.delete()
+            jobs.ledger.forgetUpload(upload.upload.id)
+            await upload.close()
         }
     }
 }

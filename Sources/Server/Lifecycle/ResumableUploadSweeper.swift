@@ -2,24 +2,21 @@ import Foundation
 import JobStore
 import Logging
 import MediadRuntime
-import NIOPosix
 import ServiceLifecycle
 
 /// Removes tus uploads that have seen no chunk for `--upload-expiry` (and what crashed creations left),
 /// every tenth of the expiry (between 1 s and a minute), until shutdown, and then checks the uploads the
-/// `StorageLedger` counts against the store, so that what expired (or what another replica finished or
-/// deleted) no longer holds quota or reserved disk. Each replica of a shared store sweeps; an upload one
-/// of them is writing to is locked, so it is never removed under a request.
+/// `StorageLedger` counts against the records, so that what expired (or what another replica finished or
+/// deleted) no longer holds quota or reserved disk. Each replica sweeps; an upload a request is writing to
+/// (locked, or leased in the database) is never removed under it.
 struct ResumableUploadSweeper: Service {
-    let store: JobStore
-    let threadPool: NIOThreadPool
+    let records: any UploadRecords
     let expiry: TimeInterval
     let ledger: StorageLedger
     private let logger = Logger(label: "mediad.uploads")
 
-    init(store: JobStore, threadPool: NIOThreadPool, expiry: TimeInterval, ledger: StorageLedger) {
-        self.store = store
-        self.threadPool = threadPool
+    init(records: any UploadRecords, expiry: TimeInterval, ledger: StorageLedger) {
+        self.records = records
         self.expiry = expiry
         self.ledger = ledger
     }
@@ -29,12 +26,11 @@ struct ResumableUploadSweeper: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let removed = try await threadPool.runIfActive { [store, expiry, ledger] in
-                        let removed = try store.sweepResumable(expiry: expiry, now: Date())
-                        ledger.refreshUploads(store.resumableState(id:))
-                        return removed
-                    }
+                    let removed = try await records.sweep(expiry: expiry)
                     for id in removed { logger.info("upload expired", metadata: ["upload_id": .string(id)]) }
+                    let states = try await records.states()
+                    let byID = Dictionary(states.map { ($0.upload.id, $0) }, uniquingKeysWith: { first, _ in first })
+                    ledger.refreshUploads { byID[$0] }
                 } catch {
                     logger.warning("sweeping uploads failed", metadata: ["error": .string("\(error)")])
                 }

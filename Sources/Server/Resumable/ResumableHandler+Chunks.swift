@@ -16,8 +16,15 @@ extension ResumableHandler {
         _ id: String, _ request: Request, offset: Int64,
         checksum: ChunkChecksum?
     ) async throws -> Response {
-        let writer = try await openUpload(id, for: request)
-        defer { writer.close() }
+        try await withUpload(id, for: request) { writer in
+            try await append(request, to: writer, offset: offset, checksum: checksum)
+        }
+    }
+
+    /// Appends the request's body to `writer`'s upload.
+    private func append(
+        _ request: Request, to writer: UploadWriter, offset: Int64, checksum: ChunkChecksum?
+    ) async throws -> Response {
         guard offset == writer.offset else {
             throw ServiceError(
                 .conflict, "offset_mismatch",
@@ -31,7 +38,7 @@ extension ResumableHandler {
                 "the chunk (\(length) bytes) goes past Upload-Length: \(remaining) bytes are left")
         }
         if !request.body.finished {
-            try await diskSpace.check(request, besides: id)
+            try await diskSpace.check(request, besides: writer.upload.id)
             do {
                 try await receiveChunk(request.body, into: writer, remaining: remaining, checksum: checksum)
             } catch {
@@ -48,7 +55,7 @@ extension ResumableHandler {
 
     /// Tells the storage ledger how much the upload holds now, so that what it received no longer counts
     /// as room promised to it (bytes are kept even from a chunk that failed).
-    private func noteProgress(_ writer: ResumableWriter) {
+    private func noteProgress(_ writer: UploadWriter) {
         if writer.hasData { jobs.ledger.uploadProgressed(writer.upload, offset: writer.offset) }
     }
 
@@ -56,11 +63,11 @@ extension ResumableHandler {
     /// arrived) unless the chunk carries a checksum, which then cannot be verified: it is dropped whole, as
     /// is a chunk whose checksum does not match (460 `checksum_mismatch`).
     private func receiveChunk(
-        _ body: RequestBody, into writer: ResumableWriter, remaining: Int64,
+        _ body: RequestBody, into writer: UploadWriter, remaining: Int64,
         checksum: ChunkChecksum?
     ) async throws {
-        writer.beginChunk(verifying: checksum?.algorithm)
-        let blocks = BlockWriter(sink: writer, threadPool: threadPool)
+        writer.file.beginChunk(verifying: checksum?.algorithm)
+        let blocks = BlockWriter(sink: writer.file, threadPool: threadPool)
         do {
             while let bytes = try await body.next() {
                 guard body.received <= remaining else {
@@ -75,10 +82,10 @@ extension ResumableHandler {
         } catch {
             if checksum == nil {
                 try? await blocks.drain()
-                try? await threadPool.runIfActive { try writer.commit() }
+                try? await writer.commit()
             } else {
                 await blocks.settle()
-                try? await threadPool.runIfActive { try writer.rollback() }
+                try? await writer.rollback()
             }
             if error is ChecksumMismatch {
                 throw ServiceError(
@@ -88,15 +95,15 @@ extension ResumableHandler {
             }
             throw error
         }
-        try await threadPool.runIfActive { try writer.commit() }
+        try await writer.commit()
     }
 
     /// Throws `ChecksumMismatch` unless the chunk's digest is the one the client sent.
-    private func verify(_ writer: ResumableWriter, _ checksum: ChunkChecksum?)
+    private func verify(_ writer: UploadWriter, _ checksum: ChunkChecksum?)
         throws
     {
         guard let checksum else { return }
-        guard writer.chunkChecksum() == checksum.digest else { throw ChecksumMismatch() }
+        guard writer.file.chunkChecksum() == checksum.digest else { throw ChecksumMismatch() }
     }
 }
 

@@ -13,12 +13,12 @@ extension ResumableHandler {
     /// the same checks as an upload sent with the job (queue capacity, input screening). Made once: the job's
     /// id is recorded before the job is stored, so a retried last chunk finds the job instead of making
     /// another. An upload the screening refuses is deleted (its bytes can never become that job).
-    func complete(_ writer: ResumableWriter) async throws {
+    func complete(_ writer: UploadWriter) async throws {
         if let id = writer.upload.jobID {
             let stored = try await threadPool.runIfActive { [store] in try store.load(id: id) != nil }
             if stored || !writer.hasData { return }
         }
-        let file = try await threadPool.runIfActive { try writer.completedFile() }
+        let file = try await writer.completedFile()
         guard let job = try UploadJobRequest(writer.upload.metadata, webhooks: configuration.webhooks) else { return }
         let options = try JobIntake.options(job.kind, job.options)
         try await intake.checkCapacity()
@@ -26,16 +26,15 @@ extension ResumableHandler {
         do {
             try await threadPool.runIfActive { try InputScreen.check(file.path, part: part, kind: job.kind) }
         } catch {
-            let id = writer.upload.id
-            try? await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
-            jobs.ledger.forgetUpload(id)
+            try? await writer.delete()
+            jobs.ledger.forgetUpload(writer.upload.id)
             throw error
         }
         var claimed = writer.upload
         let id = claimed.jobID ?? JobStore.newID()
         claimed.jobID = id
         let upload = claimed
-        try await threadPool.runIfActive { try writer.save(upload) }
+        try await writer.save(upload)
         let record = try await intake.create(
             id: id, options: options, received: [part: UploadReceiver.Part(file: file, filename: nil)],
             sourceName: job.sourceName, owner: upload.owner, callbackURL: job.callbackURL)
@@ -64,7 +63,7 @@ extension ResumableHandler {
                 throw ServiceError.invalidRequest("a job made from uploads takes no body: send inputs one way")
             }
         } catch {
-            for part in claimed.values { part.resumable?.close() }
+            for part in claimed.values { await part.resumable?.close() }
             throw error
         }
         return claimed
@@ -82,10 +81,10 @@ extension ResumableHandler {
                 throw ServiceError(
                     .conflict, "upload_in_use", "upload \(id) names a kind: it becomes that job by itself")
             }
-            let file = try await threadPool.runIfActive { try writer.completedFile() }
+            let file = try await writer.completedFile()
             return UploadReceiver.Part(file: file, filename: writer.upload.metadata["filename"], resumable: writer)
         } catch {
-            writer.close()
+            await writer.close()
             throw error
         }
     }

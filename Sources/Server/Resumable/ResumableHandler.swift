@@ -16,6 +16,8 @@ struct ResumableHandler {
     let jobs: JobService
     let intake: JobIntake
     let diskSpace: DiskSpaceCheck
+    /// Where the uploads' records are: the data directory, or the replicas' database.
+    let records: any UploadRecords
     let store: JobStore
     let threadPool: NIOThreadPool
 
@@ -58,7 +60,7 @@ struct ResumableHandler {
         let free = try await threadPool.runIfActive { [store] in store.freeBytes() }
         try jobs.ledger.admitUpload(upload, freeBytes: free)
         do {
-            try await threadPool.runIfActive { [store] in try store.createResumable(upload) }
+            try await records.create(upload)
         } catch {
             jobs.ledger.forgetUpload(upload.id)
             throw error
@@ -101,11 +103,10 @@ struct ResumableHandler {
     func deleteUpload(_ request: Request) async throws -> Response {
         try TusProtocol.requireVersion(request)
         _ = try Preconditions(request.head.headers).evaluate(request.method, current: nil)
-        let writer = try await openUpload(try request.parameter("id"), for: request)
-        defer { writer.close() }
-        let id = writer.upload.id
-        try await threadPool.runIfActive { [store] in try store.deleteResumable(id: id) }
-        jobs.ledger.forgetUpload(id)
+        try await withUpload(try request.parameter("id"), for: request) { writer in
+            try await writer.delete()
+            jobs.ledger.forgetUpload(writer.upload.id)
+        }
         return Response(status: .noContent)
     }
 
@@ -113,7 +114,7 @@ struct ResumableHandler {
     /// `upload_expired` once it has expired (until the sweep removes it; then 404).
     func uploadState(_ request: Request) async throws -> ResumableUploadState {
         let id = try request.parameter("id")
-        let state = try await threadPool.runIfActive { [store] in store.resumableState(id: id) }
+        let state = try await records.state(id)
         guard let state, request.maySee(state.upload) else { throw ServiceError.notFound("no upload \(id)") }
         try checkNotExpired(state)
         return state
@@ -121,22 +122,35 @@ struct ResumableHandler {
 
     /// Upload `id`, locked for writing (423 `upload_locked` while another request writes to
     /// it), with the same 404 and 410 as `uploadState`.
-    func openUpload(_ id: String, for request: Request) async throws -> ResumableWriter {
-        let writer = try await threadPool.runIfActive { [store] in try store.openResumable(id: id) }
+    func openUpload(_ id: String, for request: Request) async throws -> UploadWriter {
+        let writer = try await records.open(id)
         guard let writer, request.maySee(writer.upload) else {
-            writer?.close()
+            await writer?.close()
             throw ServiceError.notFound("no upload \(id)")
         }
-        let state = try await threadPool.runIfActive { [store] in store.resumableState(id: id) }
-        if let state {
-            do {
-                try checkNotExpired(state)
-            } catch {
-                writer.close()
-                throw error
-            }
+        do {
+            if let state = try await records.state(id) { try checkNotExpired(state) }
+        } catch {
+            await writer.close()
+            throw error
         }
         return writer
+    }
+
+    /// `body`'s value with upload `id` open for writing (as `openUpload` opens it), closed after, whether
+    /// `body` throws or not.
+    func withUpload<T>(_ id: String, for request: Request, _ body: (UploadWriter) async throws -> T)
+        async throws -> T
+    {
+        let writer = try await openUpload(id, for: request)
+        do {
+            let value = try await body(writer)
+            await writer.close()
+            return value
+        } catch {
+            await writer.close()
+            throw error
+        }
     }
 
     private func checkNotExpired(_ state: ResumableUploadState) throws {

@@ -22,7 +22,7 @@ struct UploadReceiver {
     struct Part {
         var file: UploadedFile
         var filename: String?
-        var resumable: ResumableWriter? = nil
+        var resumable: UploadWriter? = nil
     }
 
     /// The whole body as one file. An empty body is `missing_input`; one that passes the caller's quota as

@@ -6,7 +6,7 @@ import JobStore
 /// is the statement that stores the new job, so a job is queued only under a key of its own, and a key
 /// never names a job the database does not hold.
 ///
-/// Each statement gives up after `DatabaseScheduler.statementDeadline`, and a database that cannot be used
+/// Each statement gives up after `JobDatabase.statementDeadline`, and a database that cannot be used
 /// is `store_unavailable` (503 with `Retry-After`), as for a job published without a key.
 struct DatabaseIdempotencyKeys: IdempotencyKeys {
     let database: JobDatabase
@@ -33,7 +33,7 @@ struct DatabaseIdempotencyKeys: IdempotencyKeys {
         -> T
     {
         do {
-            return try await DatabaseScheduler.within(DatabaseScheduler.statementDeadline) { [database] in
+            return try await JobDatabase.within(JobDatabase.statementDeadline) { [database] in
                 try await body(database)
             }
         } catch let error as DatabaseError {
