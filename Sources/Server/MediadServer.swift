@@ -99,7 +99,8 @@ public enum MediadServer {
     private static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws
         -> JobDatabase?
     {
-        guard let settings = configuration.database else { return nil }
+        guard var settings = configuration.database else { return nil }
+        settings.replica = configuration.replicas?.replicaID
         do {
             return try await JobDatabase.open(settings, logger: Logger(label: "mediad.database"))
         } catch let error as DatabaseError {

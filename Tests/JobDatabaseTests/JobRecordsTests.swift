@@ -86,7 +86,7 @@ import TestSupport
     func first(of listener: JobListener) async throws -> String? {
         try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
-                for try await id in listener.ids { return id }
+                for try await payload in listener.payloads { return JobChange(payload: payload).id }
                 return nil
             }
             group.addTask {

@@ -18,9 +18,12 @@ import PostgresNIO
 public final class JobDatabase: Sendable {
     /// Queued jobs, when one is queued (payload: its id): wakes idle replicas.
     public static let queuedChannel = "mediad_job_queued"
-    /// Any change of a job's record, lease or cancel request (payload: its id): wakes waiters and the
-    /// holder. Progress alone notifies at most once a second per job.
+    /// Any change of a job's record, lease or cancel request (payload: a `JobChange`): wakes waiters and
+    /// the holder. Progress alone notifies at most once a second per job.
     public static let changedChannel = "mediad_job_changed"
+    /// The longest change notification that carries the job's row, in bytes; a longer one carries its id
+    /// (PostgreSQL refuses payloads of 8000 bytes or more).
+    static let largestNotification = 7900
     /// How many runs a job has before an expired lease fails it (`interrupted`), as `Recovery` counts them.
     public static let maxAttempts = 3
 

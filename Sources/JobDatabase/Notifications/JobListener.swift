@@ -1,19 +1,19 @@
 import Logging
 import PostgresNIO
 
-/// The ids a `LISTEN` on one channel receives (`JobDatabase.queuedChannel`, `changedChannel`), as they
-/// come, until `stop`. It holds one of the pool's connections while it listens.
+/// The payloads a `LISTEN` on one channel receives, as they come, until `stop`: a job's id on
+/// `JobDatabase.queuedChannel`, a `JobChange` on `changedChannel`. It holds one of the pool's connections while it listens.
 ///
 /// Notifications are not stored: one sent while nobody listens is lost, so a replica that starts listening
 /// looks at the database once after `listen` returns. The stream ends with an error when the connection is
 /// lost; listen again then.
 public final class JobListener: Sendable {
-    /// The job ids, in the order the database sent them.
-    public let ids: AsyncThrowingStream<String, any Error>
+    /// The payloads, in the order the database sent them.
+    public let payloads: AsyncThrowingStream<String, any Error>
     private let task: Task<Void, Never>
 
-    fileprivate init(ids: AsyncThrowingStream<String, any Error>, task: Task<Void, Never>) {
-        self.ids = ids
+    fileprivate init(payloads: AsyncThrowingStream<String, any Error>, task: Task<Void, Never>) {
+        self.payloads = payloads
         self.task = task
     }
 
@@ -29,7 +29,7 @@ extension JobDatabase {
     /// Listens on `channel`; returns once the database has the `LISTEN`, so any notification sent after
     /// this returns reaches the listener.
     public func listen(_ channel: String) async throws -> JobListener {
-        let (ids, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
+        let (payloads, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
         let (started, starting) = AsyncStream<Result<Void, DatabaseError>>.makeStream()
         let task = Task { [client, logger] in
             do {
@@ -50,7 +50,7 @@ extension JobDatabase {
             }
         }
         continuation.onTermination = { _ in task.cancel() }
-        let listener = JobListener(ids: ids, task: task)
+        let listener = JobListener(payloads: payloads, task: task)
         for await result in started { try result.get() }
         try Task.checkCancellation()
         return listener

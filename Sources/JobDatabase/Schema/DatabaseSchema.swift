@@ -153,5 +153,40 @@ public enum DatabaseSchema {
             // The expiry sweep, oldest activity first.
             "CREATE INDEX uploads_activity ON uploads (updated_at)",
         ],
+        // 5: a change notification carries the row as the write left it and the writer's
+        // `application_name`, so that replicas take it into their index without reading the job again
+        // (`JobChange`); a row too long for a notification (PostgreSQL refuses 8000 bytes or more), and a
+        // deletion, still send the id alone. Which writes notify is unchanged.
+        [
+            """
+            CREATE OR REPLACE FUNCTION mediad_jobs_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                payload text;
+            BEGIN
+                IF TG_OP = 'DELETE' THEN
+                    PERFORM pg_notify('\(JobDatabase.changedChannel)', OLD.id);
+                    RETURN NULL;
+                END IF;
+                IF NEW.state = 'queued' AND (TG_OP = 'INSERT' OR OLD.state <> 'queued') THEN
+                    PERFORM pg_notify('\(JobDatabase.queuedChannel)', NEW.id);
+                END IF;
+                IF TG_OP = 'UPDATE' AND (NEW.record IS DISTINCT FROM OLD.record
+                    OR NEW.holder IS DISTINCT FROM OLD.holder OR NEW.attempts <> OLD.attempts
+                    OR NEW.cancel_requested <> OLD.cancel_requested
+                    OR NEW.progress_notified_at IS DISTINCT FROM OLD.progress_notified_at) THEN
+                    payload := json_build_object(
+                        'id', NEW.id, 'by', current_setting('application_name'), 'record', NEW.record,
+                        'holder', NEW.holder, 'lease_expires', extract(epoch FROM NEW.lease_expires),
+                        'attempts', NEW.attempts, 'cancel_requested', NEW.cancel_requested,
+                        'progress', NEW.progress, 'deliverer', NEW.deliverer,
+                        'delivery_expires', extract(epoch FROM NEW.delivery_expires))::text;
+                    PERFORM pg_notify('\(JobDatabase.changedChannel)',
+                        CASE WHEN octet_length(payload) < \(JobDatabase.largestNotification) THEN payload ELSE NEW.id END);
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """
+        ],
     ]
 }

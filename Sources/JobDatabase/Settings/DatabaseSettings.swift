@@ -22,6 +22,16 @@ public struct DatabaseSettings: Sendable, Equatable, CustomStringConvertible {
     public var rootCertificatePath: String?
     /// How long connecting may take before the database counts as unreachable, in seconds.
     public var connectTimeout: Int
+    /// The replica these connections work for. Each connection names itself `mediad/<replica>` to the
+    /// server (`application_name`), which shows in `pg_stat_activity` and in the change notifications that
+    /// its writes send (`JobChange.writer`). Not part of the URL.
+    public var replica: String? = nil
+
+    /// The `application_name` of the connections: `mediad/<replica>`, or `mediad` for no replica.
+    var applicationName: String { replica.map { Self.applicationNamePrefix + $0 } ?? "mediad" }
+
+    /// What a replica's `application_name` starts with.
+    static let applicationNamePrefix = "mediad/"
 
     /// The settings a `postgres://` or `postgresql://` URL stands for; `invalid_database_url` otherwise,
     /// with a message that says what is wrong and never holds the password.

@@ -35,6 +35,7 @@ extension DatabaseSettings {
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tls)
         configuration.options.connectTimeout = .seconds(connectTimeout)
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         return configuration
     }
 
@@ -58,6 +59,7 @@ extension DatabaseSettings {
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tls)
         configuration.options.connectTimeout = .seconds(Int64(connectTimeout))
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         return configuration
     }
 }

@@ -3,8 +3,9 @@ import JobDatabase
 import JobStore
 import Logging
 
-/// Keeps a replica's index current from the database: every record once at start, then each job a
-/// notification names read again, and after a lost connection the records written while it was down.
+/// Keeps a replica's index current from the database: every record once at start, then each change as a
+/// notification carries it (a job read again only when its row did not fit), and after a lost connection
+/// the records written while it was down.
 ///
 /// A queued-job notification starts a claim pass, so an idle replica takes a new job at once, without
 /// polling. Belongs to a `DatabaseScheduler` and runs on its job service's actor.
@@ -60,11 +61,11 @@ final class DatabaseFollower {
                 continue
             }
             do {
-                for try await id in current.ids {
+                for try await payload in current.payloads {
                     if channel == JobDatabase.queuedChannel {
                         scheduler.startNext(jobs)
                     } else {
-                        await scheduler.changed(id, jobs)
+                        await scheduler.changed(JobChange(payload: payload), jobs)
                     }
                 }
             } catch {

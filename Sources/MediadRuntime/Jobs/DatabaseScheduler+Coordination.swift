@@ -86,15 +86,31 @@ extension DatabaseScheduler {
         jobs.wakeAll(id)
     }
 
-    /// The database says the job changed: a job that runs here learns of a cancel request, any other is
-    /// read again.
-    func changed(_ id: String, _ jobs: isolated JobService) async {
+    /// The database says a job changed: a job that runs here learns of a cancel request, any other takes
+    /// the row the notification carries into the index, or is read again when it carries only the id.
+    ///
+    /// A change this replica wrote is in its index already (`JobService` puts a record there before it
+    /// saves it), and applying its notification, which may arrive after a later write of the same job,
+    /// could put an older record back: it is left alone.
+    func changed(_ change: JobChange, _ jobs: isolated JobService) async {
+        let id = change.id
         guard let run = jobs.running[id] else {
-            _ = await storedRecord(id, jobs)
+            guard let stored = change.stored else {
+                _ = await storedRecord(id, jobs)
+                return
+            }
+            if change.writer != settings.replicaID { remember(stored.record, jobs) }
             return
         }
-        guard let lease = held[id], let stored = try? await call(jobs, { try await $0.load(id) }) else { return }
-        if stored.cancelRequested, stored.attempts == lease.attempt { run.requestStop(.cancelledByUser) }
+        guard let lease = held[id] else { return }
+        let current: StoredJob?
+        if let stored = change.stored {
+            current = stored
+        } else {
+            current = try? await call(jobs) { try await $0.load(id) }
+        }
+        guard let current else { return }
+        if current.cancelRequested, current.attempts == lease.attempt { run.requestStop(.cancelledByUser) }
     }
 
     // MARK: Leases
