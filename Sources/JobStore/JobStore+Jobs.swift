@@ -109,4 +109,16 @@ extension JobStore {
         try FileIO.syncDirectory(jobsDirectory)
         try FileIO.remove(doomed)
     }
+
+    /// The ids of the job directories last changed before `cutoff`: with a database, those it does not
+    /// name are left by a publication whose answer never came, or a sweep cut short.
+    public func jobIDs(changedBefore cutoff: Date) throws -> [String] {
+        guard FileIO.isDirectory(jobsDirectory) else { return [] }
+        return try FileIO.entries(jobsDirectory).filter { name in
+            guard Self.isValidID(name) else { return false }
+            var info = stat()
+            return lstat(jobsDirectory + "/" + name, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+                && Double(info.st_mtim.tv_sec) < cutoff.timeIntervalSince1970
+        }
+    }
 }

@@ -4,6 +4,9 @@ import Foundation
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Code
     public var message: String
+    /// What failed may have been done all the same (a database's answer that never came): the caller keeps
+    /// what it would otherwise undo, for a sweep that checks later.
+    public var mayHaveTakenEffect = false
 
     public init(code: Code, message: String) {
         self.code = code

@@ -49,6 +49,11 @@ extension JobDatabase {
         ).isEmpty
     }
 
+    /// Which of `ids` the database has a job of.
+    public func existing(_ ids: [String]) async throws -> Set<String> {
+        Set(try await rows("SELECT id FROM jobs WHERE id = ANY(\(ids))", "looking up jobs", as: String.self))
+    }
+
     /// Deletes the job and its runs, unless it runs under a live lease (its holder ends it first).
     public func delete(_ id: String) async throws -> JobDeletion {
         let deleted = try await rows(

@@ -55,8 +55,10 @@ extension DatabaseError {
             return DatabaseError(.queryFailed, "\(what) failed: \(oneLine(error))")
         }
         if let message = error.serverInfo?[.message] {
-            return DatabaseError(
+            var refused = DatabaseError(
                 .queryFailed, "\(what) failed: \(message) (\(error.serverInfo?[.sqlState] ?? "no SQLSTATE"))")
+            refused.refusedByServer = true
+            return refused
         }
         let cause = error.underlying.map(oneLine) ?? "\(error.code)"
         return DatabaseError(.queryFailed, "\(what) failed: \(cause)")

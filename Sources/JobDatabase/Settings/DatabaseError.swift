@@ -24,6 +24,9 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     public var code: Code
     /// One line, without the password.
     public var message: String
+    /// The server answered the statement with an error, so it changed nothing (a statement's transaction
+    /// rolls back whole). False when no answer came: then whether the statement took effect is unknown.
+    public var refusedByServer = false
 
     public init(_ code: Code, _ message: String) {
         self.code = code

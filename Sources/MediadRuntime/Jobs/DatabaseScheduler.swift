@@ -32,8 +32,8 @@ final class DatabaseScheduler: ClaimingScheduler {
     /// Whether the database answered the last statement; `JobService.capacity` and `/readyz` read it.
     private(set) var isReachable = true
 
-    /// The most expired jobs one statement of a retention sweep deletes.
-    static let retentionBatch = 500
+    /// When this replica last looked for job directories that no job in the database names.
+    var orphansSweptAt = Date.distantPast
 
     init(_ settings: ReplicaSettings, database: JobDatabase) {
         self.settings = settings
@@ -90,7 +90,9 @@ final class DatabaseScheduler: ClaimingScheduler {
 
     /// The one-line `store_unavailable` error that an API request gets while the database cannot be used.
     static func unavailable(_ error: any Error) -> StoreError {
-        StoreError(code: .storeUnavailable, message: "the job database cannot be used now: \(error)")
+        var failure = StoreError(code: .storeUnavailable, message: "the job database cannot be used now: \(error)")
+        failure.mayHaveTakenEffect = (error as? DatabaseError)?.refusedByServer != true
+        return failure
     }
 
     // MARK: Queue
@@ -235,27 +237,7 @@ final class DatabaseScheduler: ClaimingScheduler {
         (try? await call(jobs) { try await $0.queueDepth() }) ?? queuedCount(jobs)
     }
 
-    // MARK: Retention and webhooks
-
-    /// One replica at a time deletes the expired rows, in batches of `retentionBatch`, and removes the
-    /// directories of those it deleted; the others forget them when the deletions' notifications arrive.
-    func deleteExpired(olderThan retention: TimeInterval, _ jobs: isolated JobService) async {
-        while true {
-            guard
-                let ids = try? await call(
-                    jobs,
-                    {
-                        try await $0.deleteExpired(olderThan: retention, limit: Self.retentionBatch)
-                    }) ?? nil, !ids.isEmpty
-            else { return }
-            jobs.events.logger.info("deleted jobs past their retention", metadata: ["jobs": "\(ids.count)"])
-            for id in ids { forget(id, jobs) }
-            _ = try? await jobs.io { [store = jobs.store] in
-                for id in ids { try? store.delete(id: id) }
-            }
-            if ids.count < Self.retentionBatch { return }
-        }
-    }
+    // MARK: Webhooks
 
     /// Only the jobs whose delivery lease this replica holds (an earlier process of it did, `start`), so
     /// that one replica delivers each job and is the only writer of its `deliveries` and `notifications`.

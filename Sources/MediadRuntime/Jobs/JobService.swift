@@ -136,7 +136,7 @@ package actor JobService {
         do {
             try await publish(record)
         } catch {
-            await discard(record.id)
+            await discard(record.id, after: error)
             throw error
         }
         queue(record)
@@ -155,7 +155,7 @@ package actor JobService {
                 try await self.publish(record)
             }
         } catch {
-            await discard(record.id)
+            await discard(record.id, after: error)
             throw error
         }
         if case .taken(let existing) = claim {
@@ -181,6 +181,16 @@ package actor JobService {
     /// Removes from the store a job that will not be queued.
     private func discard(_ id: String) async {
         try? await io { [store] in try store.delete(id: id) }
+    }
+
+    /// Removes a job whose publication failed with `error`, unless the replicas' database may have taken
+    /// it all the same (its answer never came): then the job's files stay, for a replica to run it if the
+    /// database has it, and the database scheduler's sweep of directories no job names removes them if not.
+    private func discard(_ id: String, after error: any Error) async {
+        guard (error as? StoreError)?.mayHaveTakenEffect == true else { return await discard(id) }
+        events.logger.warning(
+            "kept the files of a job the database may have taken before it stopped answering",
+            metadata: ["job_id": .string(id)])
     }
 
     // MARK: Reading

@@ -1,8 +1,10 @@
 import Foundation
+import JobStore
 import TestSupport
 import Testing
 
-/// Retention with `--database`: the replicas share one sweep through the database's advisory lock.
+/// Retention with `--database`: the replicas share one sweep through the database's advisory lock, and
+/// remove the job directories no job in the database names.
 @Suite(.serialized) struct DatabaseRetentionTests {
     /// Jobs past a short retention are deleted once (the replicas' logs count each once), their
     /// directories removed, and both replicas stop knowing them; the database keeps no row of them.
@@ -12,6 +14,15 @@ import Testing
         let scratch = try Scratch("db-retention")
         let data = scratch.file("data")
         let movie = try Fixtures.h264AacMP4()
+        // A directory no job names, unchanged for two hours (a publication whose answer never came and did
+        // not land), and one as young as a job being published now: the first goes, the second stays.
+        let (orphan, young) = (JobStore.newID(), JobStore.newID())
+        for id in [orphan, young] {
+            try FileManager.default.createDirectory(atPath: data + "/jobs/" + id, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: data + "/jobs/\(id)/job.json", contents: Data("{}".utf8))
+        }
+        let twoHoursAgo = Date().addingTimeInterval(-7200)
+        try FileManager.default.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: data + "/jobs/" + orphan)
         let logs = ["r1", "r2"].map { scratch.file("\($0).log") }
         let replicas = try zip(["r1", "r2"], logs).map { name, log in
             try ServerProcess(
@@ -40,6 +51,8 @@ import Testing
             }
         }
         #expect(gone, "every expired job is gone from both replicas and the data directory")
+        #expect(!FileManager.default.fileExists(atPath: data + "/jobs/" + orphan), "an old orphan is removed")
+        #expect(FileManager.default.fileExists(atPath: data + "/jobs/" + young), "a young one is not")
         #expect(
             try postgres.psql("SELECT count(*) FROM jobs", database: "mediad").trimmingCharacters(
                 in: .whitespacesAndNewlines) == "0")
