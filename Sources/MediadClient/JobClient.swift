@@ -39,9 +39,9 @@ public struct JobClient: Sendable {
         }
     }
 
-    private let server: HTTPURL
+    let server: HTTPURL
     private let token: String?
-    private let client: HTTPClient
+    let client: HTTPClient
 
     /// `server` is the service's base URL (a path prefix is kept); `token` is sent as a bearer token; `tls`
     /// is how an `https` server is verified.
@@ -110,7 +110,7 @@ public struct JobClient: Sendable {
             message: "\(path) did not match the size and SHA-256 the server listed, twice; nothing was kept")
     }
 
-    private var base: String {
+    var base: String {
         var path = server.target
         while path.hasSuffix("/") { path.removeLast() }
         return path

@@ -90,23 +90,31 @@ import Testing
     ) throws -> (job: String, worker: Int32) {
         let input = try noiseVideo(scratch)
         let (id, worker) = try IsolationTests.heldWorker(server, ["-T", input], submitting: "/jobs/transcode?" + query)
-        let directory = server.dataDirectory + "/jobs/\(id)/outputs"
-        func written() -> Int {
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            return entries.filter { $0.hasPrefix(".\(output).partial-") }.map { entry in
-                var status = stat()
-                return stat(directory + "/" + entry, &status) == 0 ? Int(status.st_size) : 0
-            }.max() ?? 0
-        }
+        try letWrite(server, job: id, worker: worker, output: output)
+        return (id, worker)
+    }
+
+    /// Lets the held `worker` of job `id` go until its temporary file for `output` holds bytes, and holds it
+    /// again (stopped, as the kernel shows it) while the job runs.
+    static func letWrite(_ server: ServerProcess, job id: String, worker: Int32, output: String) throws {
         kill(worker, SIGCONT)
         // Seconds of encoding lie between the first bytes and the end: polled this often, the worker is held
         // again long before it could finish, however loaded the machine.
-        for _ in 0..<60000 where written() == 0 { usleep(2000) }
-        kill(worker, SIGSTOP)
-        #expect(written() > 0, "the worker wrote nothing of \(output)")
+        for _ in 0..<60000 where written(server, job: id, output: output) == 0 { usleep(2000) }
+        #expect(ChildProcesses.stop(worker), "the worker ended before it was held again")
+        #expect(written(server, job: id, output: output) > 0, "the worker wrote nothing of \(output)")
         let state = try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String
         try #require(state == "running", "the job ended before it was held again: \(state ?? "")")
-        return (id, worker)
+    }
+
+    /// The bytes job `id`'s worker has written of `output` so far: the size of its temporary file.
+    static func written(_ server: ServerProcess, job id: String, output: String) -> Int {
+        let directory = server.dataDirectory + "/jobs/\(id)/outputs"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return entries.filter { $0.hasPrefix(".\(output).partial-") }.map { entry in
+            var status = stat()
+            return stat(directory + "/" + entry, &status) == 0 ? Int(status.st_size) : 0
+        }.max() ?? 0
     }
 
     /// Eight seconds of 320x240 noise at 25 fps as H.264 in MP4: seconds to encode again, megabytes of output.

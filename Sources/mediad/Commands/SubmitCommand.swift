@@ -12,7 +12,10 @@ struct SubmitCommand: AsyncParsableCommand {
             For CI scripts. The file is streamed to the server (never read into memory); the command then \
             long-polls the job, with a progress bar on a terminal, downloads every output into the output \
             directory (each checked against the SHA-256 the server lists, written under a hidden temporary \
-            name and renamed when complete) and prints their paths. The file's name goes with it (PUT \
+            name and renamed when complete) and prints their paths. A primary output the server can send while \
+            the job writes it (MPEG-TS, ADTS, fragmented MP4 with global_sidx=false …) is downloaded meanwhile, \
+            so the command ends soon after the job; it is kept only if it is exactly what the job lists, and a \
+            job that fails leaves nothing of it. The file's name goes with it (PUT \
             /jobs/<kind>/<name>), and the primary output is saved under it with the output's extension \
             (talk.mov → talk.mkv), a package's tree of outputs as its folders (240p/seg_00001.m4s); the job's \
             warnings go to stderr. A file over --resumable-over goes up as a resumable tus upload (POST \
@@ -119,12 +122,23 @@ struct SubmitCommand: AsyncParsableCommand {
         } else {
             job = try await client.submit(kind: kind, file: file, options: pairs, idempotencyKey: idempotencyKey)
         }
+        // The primary output downloads while the job writes it when the server can follow it; the wait
+        // below ends with the job, and so, soon after, does this download.
+        let following = Task { [id = job.id, output] in await client.follow(id, into: output) }
         let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
-        while !job.isFinished {
-            bar.update(job.progress)
-            job = try await client.poll(job.id, seconds: 2)
+        do {
+            while !job.isFinished {
+                bar.update(job.progress)
+                job = try await client.poll(job.id, seconds: 2)
+            }
+        } catch {
+            following.cancel()
+            await following.value?.discard()
+            throw error
         }
         bar.finish()
+        var followed = await following.value
+        defer { followed?.discard() }
         for warning in job.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         guard job.state == "succeeded" else {
             throw job.error ?? JobClient.Failure(code: job.state, message: "job \(job.id) ended \(job.state)")
@@ -141,7 +155,12 @@ struct SubmitCommand: AsyncParsableCommand {
                 throw JobClient.Failure(
                     code: "io_error", message: "cannot create \(folder): \(error.localizedDescription)")
             }
-            try await client.download(item, to: path)
+            if let early = followed, early.matches(item) {
+                followed = nil
+                try early.move(to: path)
+            } else {
+                try await client.download(item, to: path)
+            }
             print(path)
         }
     }
