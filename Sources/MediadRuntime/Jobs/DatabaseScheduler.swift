@@ -228,6 +228,7 @@ final class DatabaseScheduler: ClaimingScheduler {
         forget(id, jobs)
         guard deletion != .leased else { return }
         try await jobs.io { [store = jobs.store] in try store.delete(id: id) }
+        await jobs.removeObjects(of: [id])
     }
 
     /// The database's count, or the index's while the database cannot be read.
@@ -253,6 +254,7 @@ final class DatabaseScheduler: ClaimingScheduler {
             _ = try? await jobs.io { [store = jobs.store] in
                 for id in ids { try? store.delete(id: id) }
             }
+            await jobs.removeObjects(of: ids)
             if ids.count < Self.retentionBatch { return }
         }
     }
