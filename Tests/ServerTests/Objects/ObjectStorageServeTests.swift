@@ -85,6 +85,30 @@ import Testing
         #expect(try Curl.run(url, ["-H", "Range: bytes=\(size + 10)-"]).status == 416)
     }
 
+    /// Retention removes an expired job's objects with the job: once the job is gone (404), its prefix
+    /// empties.
+    @Test func retentionRemovesTheObjects() throws {
+        let s3 = try SeaweedFS()
+        let server = try ServerProcess(
+            Self.objectFlags(s3, prefix: "kept") + ["--retention", "1s"], environment: SeaweedFS.credentialsEnvironment)
+        let job = try Curl.run(server.url("/jobs/remux?format=mkv&wait=60"), ["-T", try Fixtures.h264AacMP4()]).json
+        #expect(job["state"] as? String == "succeeded", "\(job)")
+        let id = try #require(job["id"] as? String)
+        var status = 200
+        for _ in 0..<600 where status != 404 {
+            status = try Curl.run(server.url("/jobs/\(id)")).status
+            if status != 404 { usleep(100_000) }
+        }
+        #expect(status == 404, "retention never deleted job \(id)")
+        // The sweep takes the job out of the index, then removes its directory and its objects.
+        var left = try s3.list("kept/jobs/\(id)/")
+        for _ in 0..<100 where !left.objects.isEmpty || !left.uploads.isEmpty {
+            usleep(100_000)
+            left = try s3.list("kept/jobs/\(id)/")
+        }
+        #expect(left.objects.isEmpty && left.uploads.isEmpty, "\(left)")
+    }
+
     /// A store that cannot be used stops `serve` before it listens: one line naming why, exit status 1; an
     /// `--objects` that is no S3 location is a usage error (64).
     @Test func aStoreThatCannotBeUsedIsOneLineAtStart() throws {
