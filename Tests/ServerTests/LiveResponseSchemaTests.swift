@@ -249,7 +249,9 @@ import Testing
             "precondition failed", "GET", "/jobs/{id}/output", "/jobs/\(id)/output", ["-H", "If-Match: \"0000\""],
             expect: 412)
         let long = try APIBehaviourTests.longPCM()
-        try record.send("running", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", long], expect: 202)
+        // The running job's worker is held, so the queue stays full however slowly the uploads go.
+        let (_, worker) = try IsolationTests.heldWorker(server, ["-T", long])
+        defer { kill(worker, SIGCONT) }
         try record.send("queued", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", long], expect: 202)
         let full = try record.send("queue full", "PUT", "/jobs/{kind}", "/jobs/encode", ["-T", long], expect: 429)
         #expect(full.headers["retry-after"] != nil)
