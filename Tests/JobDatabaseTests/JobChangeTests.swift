@@ -27,7 +27,7 @@ import TestSupport
         try await database.insert(record)
         let claim = try #require(try await database.claim(replica: "a", ttl: 600))
 
-        let claimed = try #require(try await next(changed))
+        let claimed = try #require(try await PostgresSuite.next(changed))
         #expect(claimed.id == record.id)
         #expect(claimed.writer == "r7", "the connection's replica, not the lease's holder")
         let row = try #require(claimed.stored)
@@ -39,23 +39,7 @@ import TestSupport
         record = claim.record
         record.warnings = [String(repeating: "w", count: 9000)]
         #expect(try await database.save(record, lease: claim.lease))
-        let long = try #require(try await next(changed))
+        let long = try #require(try await PostgresSuite.next(changed))
         #expect(long.id == record.id && long.stored == nil && long.writer == nil, "too long: the id alone")
-    }
-
-    /// The next change the listener hears, or nil when none comes within a minute.
-    private func next(_ listener: JobListener) async throws -> JobChange? {
-        try await withThrowingTaskGroup(of: JobChange?.self) { group in
-            group.addTask {
-                for try await payload in listener.payloads { return JobChange(payload: payload) }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(60))
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
-        }
     }
 }

@@ -84,17 +84,6 @@ import TestSupport
 
     /// The next id the listener hears, or nil when none comes within a minute.
     func first(of listener: JobListener) async throws -> String? {
-        try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask {
-                for try await payload in listener.payloads { return JobChange(payload: payload).id }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(60))
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
-        }
+        try await PostgresSuite.next(listener)?.id
     }
 }

@@ -47,6 +47,22 @@ struct PostgresSuite: SuiteTrait, TestScoping {
         await database.close()
     }
 
+    /// The next notification `listener` hears, or nil when none comes within a minute.
+    static func next(_ listener: JobListener) async throws -> JobChange? {
+        try await withThrowingTaskGroup(of: JobChange?.self) { group in
+            group.addTask {
+                for try await payload in listener.payloads { return JobChange(payload: payload) }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
     /// A logger that says nothing: the tests read the database, not logs.
     static let quiet = Logger(label: "mediad.tests.database") { _ in SwiftLogNoOpLogHandler() }
 }
