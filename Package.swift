@@ -93,8 +93,8 @@ let package = Package(
         .target(
             name: "MediadRuntime",
             dependencies: [
-                "MediaCore", "MediaJobs", "JobStore", "JobDatabase", "MediadClient", "Digests", "MediadFoundation",
-                "CAllocationWatch",
+                "MediaCore", "MediaJobs", "JobStore", "JobDatabase", "MediadClient", "ObjectStorage", "Digests",
+                "MediadFoundation", "CAllocationWatch",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -107,7 +107,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "MediaCore", "MediaJobs", "JobStore", "JobDatabase", "MediadClient", "MediadHTTP", "MediadRuntime",
-                "Digests", "MediadFoundation",
+                "ObjectStorage", "Digests", "MediadFoundation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -125,7 +125,7 @@ let package = Package(
             name: "mediad",
             dependencies: [
                 "MediaCore", "MediaJobs", "JobStore", "JobDatabase", "Server", "MediadClient", "MediadHTTP",
-                "MediadRuntime",
+                "MediadRuntime", "ObjectStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -156,7 +156,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Server", "MediadClient", "MediadHTTP", "MediadRuntime", "JobStore", "MediaCore", "MediaJobs",
-                "TestSupport",
+                "ObjectStorage", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

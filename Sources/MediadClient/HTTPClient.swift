@@ -20,6 +20,8 @@ public struct HTTPClient: Sendable {
         case file(String)
         /// The file's bytes from an offset on (a resumed upload), read the same way.
         case fileTail(String, from: Int64)
+        /// `count` bytes of the file from `offset` (one part of a multipart upload), read the same way.
+        case fileSlice(String, from: Int64, count: Int64)
     }
 
     /// A response: status, headers, and the body unless it went to a sink.
@@ -116,11 +118,13 @@ public struct HTTPClient: Sendable {
                     case .bytes(let bytes): Int64(bytes.count)
                     case .file(let path): try await fileSize(path)
                     case .fileTail(let path, let offset): try await fileSize(path) - offset
+                    case .fileSlice(let path, let offset, let count):
+                        try await sliceLength(path, from: offset, count: count)
                     }
                 if let length { head.headers.add(name: "Content-Length", value: String(length)) }
                 let waitsToContinue =
                     switch body {
-                    case .file, .fileTail: (length ?? 0) > 0
+                    case .file, .fileTail, .fileSlice: (length ?? 0) > 0
                     case .empty, .bytes: false
                     }
                 if waitsToContinue { head.headers.add(name: "Expect", value: "100-continue") }
@@ -176,19 +180,40 @@ public struct HTTPClient: Sendable {
         switch body {
         case .empty: return
         case .bytes(let bytes): try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: bytes))))
-        case .file(let path), .fileTail(let path, from: _):
-            let offset = if case .fileTail(_, let from) = body { from } else { Int64(0) }
-            let handle = try await threadPool.runIfActive {
-                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-                try handle.seek(toOffset: UInt64(offset))
-                return handle
-            }
-            defer { try? handle.close() }
-            while true {
-                let chunk = try await threadPool.runIfActive { try handle.read(upToCount: 1 << 20) ?? Data() }
-                if chunk.isEmpty { break }
-                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: chunk))))
-            }
+        case .file(let path): try await sendFile(path, from: 0, count: nil, outbound)
+        case .fileTail(let path, let offset): try await sendFile(path, from: offset, count: nil, outbound)
+        case .fileSlice(let path, let offset, let count): try await sendFile(path, from: offset, count: count, outbound)
+        }
+    }
+
+    /// `count`, once the file is known to hold `count` bytes from `offset`: a file that does not is an error
+    /// before the request is sent, not a body cut short that the server waits on.
+    private func sliceLength(_ path: String, from offset: Int64, count: Int64) async throws -> Int64 {
+        let size = try await fileSize(path)
+        guard offset >= 0, count >= 0, offset + count <= size else {
+            throw Failure(message: "\(path) has \(size) bytes, not \(count) from byte \(offset)")
+        }
+        return count
+    }
+
+    /// Sends the file's bytes from `offset`, `count` of them or to its end, in chunks of at most 1 MiB.
+    private func sendFile(
+        _ path: String, from offset: Int64, count: Int64?,
+        _ outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
+    ) async throws {
+        let handle = try await threadPool.runIfActive {
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            try handle.seek(toOffset: UInt64(offset))
+            return handle
+        }
+        defer { try? handle.close() }
+        var left = count ?? .max
+        while left > 0 {
+            let wanted = Int(min(left, 1 << 20))
+            let chunk = try await threadPool.runIfActive { try handle.read(upToCount: wanted) ?? Data() }
+            if chunk.isEmpty { break }
+            left -= Int64(chunk.count)
+            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: chunk))))
         }
     }
 

@@ -2,10 +2,12 @@ import Foundation
 import JobDatabase
 import JobStore
 import Logging
+import MediadClient
 import MediadHTTP
 import MediadRuntime
 import NIOCore
 import NIOPosix
+import ObjectStorage
 import ServiceLifecycle
 import UnixSignals
 
@@ -33,6 +35,7 @@ public enum MediadServer {
             verbose: ProcessInfo.processInfo.environment["MEDIAD_LOG"] == "verbose",
             unattributed: Logger(label: "mediad.libav"))
         let database = try await openDatabase(configuration, logger: logger)
+        let objects = try await openObjects(configuration)
         let jobs = JobService(
             store: store, threadPool: threadPool, workers: configuration.workers,
             maxFetches: configuration.maxFetches, maxQueued: configuration.maxQueued,
@@ -45,7 +48,7 @@ public enum MediadServer {
                     policy: configuration.egress, store: store, threadPool: threadPool,
                     maxSize: configuration.maxUpload, minimumRate: configuration.minUploadRate,
                     timeCeiling: configuration.isolation.timeoutCeiling) : nil,
-            outputLink: ServiceRoute.outputURL)
+            objects: objects, outputLink: ServiceRoute.outputURL)
         let notifier = try WebhookNotifier(settings: configuration.webhooks, jobs: jobs)
         let deliverer = try await OutputDeliverer.attach(to: jobs, policy: configuration.egress, notifier: notifier)
         let uploads = uploadRecords(configuration, database: database, store: store, threadPool: threadPool)
@@ -106,6 +109,26 @@ public enum MediadServer {
         } catch let error as DatabaseError {
             throw ServerConfiguration.Invalid(description: error.description)
         }
+    }
+
+    /// The bucket of `--objects`, checked with a probe object: a store that cannot be used is a
+    /// configuration error of one line with its code (`ObjectStoreProbe.Refusal`), before any job runs.
+    private static func openObjects(_ configuration: ServerConfiguration) async throws -> JobObjects? {
+        guard let settings = configuration.objects else { return nil }
+        let credentials: SigningCredentials
+        do {
+            credentials = try S3Credentials.load()
+        } catch {
+            throw ServerConfiguration.Invalid(
+                description: ObjectStoreProbe.Refusal(.credentialsMissing, error.description).description)
+        }
+        let client = S3Client(location: settings.location, credentials: credentials, http: try HTTPClient())
+        do {
+            try await ObjectStoreProbe.check(client)
+        } catch {
+            throw ServerConfiguration.Invalid(description: error.description)
+        }
+        return JobObjects(settings: settings, client: client)
     }
 
     /// Where tus uploads' records are kept: in the replicas' database with `--database`, else beside their

@@ -78,6 +78,9 @@ public struct ServerConfiguration: Sendable {
     /// The PostgreSQL database that replicas share their jobs through (`--database`); with it, `replicas`
     /// is set too. Nil: the data directory holds the jobs.
     public var database: DatabaseSettings? = nil
+    /// The bucket job outputs go to before a job succeeds, and how downloads reach them (`--objects`);
+    /// nil keeps outputs in the data directory alone (the default).
+    public var objects: ObjectSettings? = nil
     /// Job-end callbacks (`callback_url`): secret, allowed hosts, retries.
     public var webhooks = WebhookSettings()
     /// What URL inputs may be fetched from (`--egress-allow`) and how; empty: URL inputs are off.

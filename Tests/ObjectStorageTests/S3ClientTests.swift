@@ -6,7 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// `S3Client` against a real S3 server (SeaweedFS through `S3Peer`), with boto3 and curl as the oracles:
+/// `S3Client` against a real S3 server (SeaweedFS through `TestSupport.SeaweedFS`), with boto3 and curl as the oracles:
 /// objects stored and read back byte for byte under awkward keys, ranges, streams, presigned URLs, and
 /// the store's refusals as typed errors that are not retried.
 @Suite struct S3ClientTests {
@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func objectsRoundTripUnderAwkwardKeysWithTheirSHA256() async throws {
-        let s3 = try S3Peer()
+        let s3 = try SeaweedFS()
         let client = try s3.client(prefix: "round/trip")
         for (index, key) in Self.keys.enumerated() {
             let body = Self.bytes(10_000 + index, seed: UInt64(index))
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func aFileBodyWithoutAHashAndRangedGetsCollectedAndStreamed() async throws {
-        let s3 = try S3Peer()
+        let s3 = try SeaweedFS()
         let client = try s3.client(prefix: "ranges")
         let body = Self.bytes(300_000, seed: 7)
         let file = try s3.scratch.write("body.bin", body)
@@ -55,14 +55,14 @@ import Testing
     }
 
     @Test func refusalsAreTypedAndNotRetriedAndPresignedURLsWork() async throws {
-        let s3 = try S3Peer()
+        let s3 = try SeaweedFS()
         let client = try s3.client(prefix: "refusals", attempts: 4)
         let missing = await #expect(throws: S3Error.self) { try await client.getObject("nothing-here.bin") }
         #expect(missing?.code == "NoSuchKey")
         #expect(missing?.status == 404)
         #expect(missing?.attempts == 1)
 
-        var wrong = S3Peer.credentials
+        var wrong = SeaweedFS.credentials
         wrong.secretAccessKey += "x"
         let impostor = try s3.client(prefix: "refusals", credentials: wrong, attempts: 4)
         let refused = await #expect(throws: S3Error.self) { try await impostor.putObject("x.bin", body: .bytes([1])) }
@@ -88,7 +88,7 @@ import Testing
         ).text.trimmingCharacters(in: .whitespacesAndNewlines)
         let location = try S3Location(objects: "s3://mediad", endpoint: "http://127.0.0.1:\(port)", pathStyle: true)
         let client = S3Client(
-            location: location, credentials: S3Peer.credentials, http: try HTTPClient(),
+            location: location, credentials: SeaweedFS.credentials, http: try HTTPClient(),
             retry: S3RetryPolicy(attempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2)))
         let error = await #expect(throws: S3Error.self) { try await client.headObject("a.bin") }
         #expect(error?.code == "ConnectionFailed")

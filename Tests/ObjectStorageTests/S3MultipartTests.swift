@@ -4,11 +4,11 @@ import ObjectStorage
 import TestSupport
 import Testing
 
-/// Multipart uploads against a real S3 server (SeaweedFS through `S3Peer`): three parts assembled into
+/// Multipart uploads against a real S3 server (SeaweedFS through `TestSupport.SeaweedFS`): three parts assembled into
 /// the object boto3 reads back, and an aborted upload gone from the listing.
 @Suite struct S3MultipartTests {
     @Test func threePartsAreAssembledAndAnAbortedUploadIsNoLongerListed() async throws {
-        let s3 = try S3Peer()
+        let s3 = try SeaweedFS()
         let client = try s3.client(prefix: "multi")
         let mebibytes5 = 5 << 20
         let parts = [

@@ -6,46 +6,7 @@ import Testing
 /// server (SeaweedFS, URLs presigned and objects read back with boto3), and to `Peers/file_server.py` for
 /// retries, refusals and a restart in the middle of a delivery.
 @Suite(.serialized) struct OutputURLTests {
-    static let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers")
     static let secret = "whsec-test-0123456789"
-
-    /// SeaweedFS on free loopback ports, through `Peers/s3_peer.py`.
-    final class S3: @unchecked Sendable {
-        // Immutable after init.
-        let scratch: Scratch
-        let peer: PeerProcess
-
-        init() throws {
-            scratch = try Scratch("s3")
-            peer = try PeerProcess.script("s3_peer.py", ["serve", scratch.path])
-        }
-
-        func run(_ arguments: [String]) throws -> String {
-            try Command.run("python3", [OutputURLTests.peers.appendingPathComponent("s3_peer.py").path] + arguments)
-                .text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-
-        func putURL(_ key: String) throws -> String { try run(["put-url", String(peer.port), key]) }
-        func getURL(_ key: String) throws -> String { try run(["get-url", String(peer.port), key]) }
-        func upload(_ file: String, as key: String) throws { _ = try run(["upload", String(peer.port), key, file]) }
-
-        /// The object's SHA-256, size and Content-Type, as boto3 reads it back.
-        func read(_ key: String) throws -> [String: Any] {
-            try JSONSerialization.jsonObject(with: Data(try run(["read", String(peer.port), key]).utf8))
-                as? [String: Any] ?? [:]
-        }
-
-        /// Stops weed and removes the gRPC sockets it leaves in /tmp, named by the ports it was given.
-        deinit {
-            peer.stop()
-            let ports = ((try? String(contentsOfFile: scratch.file("ports"), encoding: .utf8)) ?? "")
-                .split(separator: "\n")
-            let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { name in
-                name.hasPrefix("seaweedfs-") && ports.contains { name.hasSuffix("-\($0).sock") }
-            }
-            for name in leftovers { try? FileManager.default.removeItem(atPath: "/tmp/" + name) }
-        }
-    }
 
     /// Polls the job until every delivery is final (at most `seconds`).
     func delivered(_ server: ServerProcess, _ id: String, seconds: Double = 60) throws -> [String: Any] {
@@ -75,7 +36,7 @@ import Testing
     }
 
     @Test func deliversToS3WithTheRightBytesAndTheWebhookSaysSo() throws {
-        let s3 = try S3()
+        let s3 = try SeaweedFS()
         let scratch = try Scratch("output-url")
         let log = scratch.file("server.log")
         let receiver = try WebhookReceiver(statuses: [204])

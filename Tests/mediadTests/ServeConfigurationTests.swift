@@ -87,6 +87,19 @@ import Testing
         (["MEDIAD_INPUT_TIMEOUT": "0"], "--input-timeout must be more than 0"),
         (["MEDIAD_INPUT_TIMEOUT": "soon"], "--input-timeout must be a duration"),
         (["MEDIAD_MAX_FETCHES": "0"], "--max-fetches must be an integer from 1 to 256"),
+        (["MEDIAD_OBJECTS": "http://bucket/media"], "invalid_objects: --objects must start with s3://"),
+        (["MEDIAD_OBJECTS": "s3://Bucket_Name/media"], "invalid_objects: not a valid S3 bucket name"),
+        (
+            ["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_S3_ENDPOINT": "http://127.0.0.1:9000/path"],
+            "--s3-endpoint must be"
+        ),
+        (["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_S3_PATH_STYLE": "maybe"], "MEDIAD_S3_PATH_STYLE must be 1 or 0"),
+        (["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_S3_REGION": "EU West"], "--s3-region must be lowercase"),
+        (
+            ["MEDIAD_S3_ENDPOINT": "http://127.0.0.1:9000"],
+            "--s3-endpoint, --s3-region, --s3-path-style and --objects-proxy need --objects"
+        ),
+        (["MEDIAD_OBJECTS_PROXY": "1"], "need --objects"),
     ])
     func environmentValuesAreReadLikeFlags(environment: [String: String], message: String) throws {
         let result = try Self.serve(environment: environment)

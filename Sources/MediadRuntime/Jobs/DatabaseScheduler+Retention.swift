@@ -28,6 +28,7 @@ extension DatabaseScheduler {
             _ = try? await jobs.io { [store = jobs.store] in
                 for id in ids { try? store.delete(id: id) }
             }
+            await jobs.removeObjects(of: ids)
             if ids.count < Self.retentionBatch { break }
         }
         if Date().timeIntervalSince(orphansSweptAt) >= Self.orphanSweepInterval {

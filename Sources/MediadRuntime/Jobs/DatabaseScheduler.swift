@@ -230,6 +230,7 @@ final class DatabaseScheduler: ClaimingScheduler {
         forget(id, jobs)
         guard deletion != .leased else { return }
         try await jobs.io { [store = jobs.store] in try store.delete(id: id) }
+        await jobs.removeObjects(of: [id])
     }
 
     /// The database's count, or the index's while the database cannot be read.

@@ -55,18 +55,21 @@ package actor JobService {
     let fetcher: InputFetcher?
     /// Where submissions' `Idempotency-Key` mappings live: the database's with `database`, else the store's.
     package nonisolated let idempotencyKeys: any IdempotencyKeys
+    /// The bucket job outputs go to before a job succeeds (`--objects`); nil keeps them in the store alone.
+    package nonisolated let objects: JobObjects?
 
     /// With `replicas` set, the service shares `store` with other replicas (`LeaseScheduler`), and with
     /// `database` too, shares its jobs through that database (`DatabaseScheduler`); `fetcher`
     /// fetches URL inputs, at most `maxFetches` jobs' at once; `outputLink` is the API's download url of an
-    /// output; `storage` bounds what each owner stores.
+    /// output; `storage` bounds what each owner stores; `objects` is the bucket outputs go to.
     package init(
         store: JobStore, threadPool: NIOThreadPool, workers: Int, maxFetches: Int = 4, maxQueued: Int,
         isolation: IsolationSettings, storage: StorageLedger.Limits = StorageLedger.Limits(),
         replicas: ReplicaSettings? = nil, database: JobDatabase? = nil, fetcher: InputFetcher? = nil,
-        outputLink: @escaping OutputLink
+        objects: JobObjects? = nil, outputLink: @escaping OutputLink
     ) {
         self.fetcher = fetcher
+        self.objects = objects
         self.store = store
         self.outputLink = outputLink
         self.threadPool = threadPool
@@ -277,6 +280,7 @@ package actor JobService {
         if current.state.isTerminal {
             records[id] = nil
             try await io { [store] in try store.delete(id: id) }
+            await removeObjects(of: [id])
             return nil
         }
         if current.state == .queued {
@@ -345,6 +349,22 @@ package actor JobService {
     }
 
     // MARK: Retention and shutdown
+
+    /// Removes the objects of the deleted jobs `ids` from the bucket (`--objects`; nothing to do without
+    /// it). A store that fails is logged with each job left; its objects hold no record any more, and the
+    /// bucket's own expiry rules are the backstop (docs/operations.md, Object storage).
+    func removeObjects(of ids: [String]) async {
+        guard let objects else { return }
+        for id in ids {
+            do {
+                try await objects.removeJob(id)
+            } catch {
+                events.logger.error(
+                    "removing a deleted job's objects failed",
+                    metadata: ["job_id": .string(id), "error": .string("\(error)")])
+            }
+        }
+    }
 
     /// Deletes finished jobs older than `retention` (in shared-store mode, only those no replica holds; with
     /// a database, on one replica at a time) and idempotency keys older than `idempotencyLifetime`.

@@ -217,6 +217,7 @@ final class LeaseScheduler: ClaimingScheduler {
         if current.state.isTerminal {
             jobs.records[id] = nil
             try await jobs.io { [store = jobs.store] in try store.delete(id: id) }
+            await jobs.removeObjects(of: [id])
             return nil
         }
         switch try await leases.claim(id, jobs) {
@@ -307,10 +308,12 @@ final class LeaseScheduler: ClaimingScheduler {
 
     func deleteExpired(olderThan retention: TimeInterval, _ jobs: isolated JobService) async {
         await deleteExpired(olderThan: retention, jobs) { id, jobs in
-            try? await jobs.io { [store = jobs.store] in
-                if (try? store.currentLease(id: id))?.isLive(at: Date()) == true { return }
+            let deleted = try? await jobs.io { [store = jobs.store] in
+                if (try? store.currentLease(id: id))?.isLive(at: Date()) == true { return false }
                 try store.delete(id: id)
+                return true
             }
+            if deleted == true { await jobs.removeObjects(of: [id]) }
         }
     }
 

@@ -78,6 +78,7 @@ final class LocalScheduler: JobScheduler {
     func deleteExpired(olderThan retention: TimeInterval, _ jobs: isolated JobService) async {
         await deleteExpired(olderThan: retention, jobs) { id, jobs in
             try? await jobs.io { [store = jobs.store] in try store.delete(id: id) }
+            await jobs.removeObjects(of: [id])
         }
     }
 

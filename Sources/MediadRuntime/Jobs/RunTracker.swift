@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import Logging
+import MediaCore
 
 /// Keeps the runs under way on this server: starts a queued job's run when its scheduler says so, holds
 /// its place (`RunSlots`: a worker, or a fetch slot first for a job with URL inputs), and records how it
@@ -120,6 +121,9 @@ final class RunTracker {
                 if let refusal = jobs.ledger.refusal(ofOutputs: written, of: record) {
                     return try await refuseOutputs(id, refusal, jobs)
                 }
+                if let failure = await storeObjects(id, done, jobs) {
+                    return try await failEnded(id, failure, jobs)
+                }
                 jobs.records[id]?.outputs = done.listedOutputs(ofJob: id, link: jobs.outputLink)
                 jobs.records[id]?.warnings = done.warnings
                 jobs.records[id]?.result = done.result
@@ -151,14 +155,36 @@ final class RunTracker {
     /// Fails a run whose outputs would take its owner past the quota (runs of one token at once can each
     /// fit alone): the outputs are removed, never listed.
     private func refuseOutputs(_ id: String, _ refusal: JobError, _ jobs: isolated JobService) async throws {
+        try await jobs.io { [store = jobs.store] in try store.removeOutputs(id: id) }
+        try await failEnded(id, refusal, jobs)
+    }
+
+    /// Puts the outputs of a successful run into the bucket (`--objects`) before the job may succeed;
+    /// returns why the job fails instead (`storage_unavailable`), or nil once every output is stored (or
+    /// without `--objects`).
+    private func storeObjects(_ id: String, _ done: JobExecutor.Outcome, _ jobs: isolated JobService) async
+        -> JobError?
+    {
+        guard let objects = jobs.objects else { return nil }
+        do {
+            try await objects.upload(done.outputs, ofJob: id, from: jobs.store.outputDirectory(id: id))
+            return nil
+        } catch let error as MediaError {
+            return JobError(code: error.code.rawValue, message: error.message)
+        } catch {
+            return JobError(code: MediaError.Code.storageUnavailable.rawValue, message: "\(error)")
+        }
+    }
+
+    /// Fails a run that ended well but whose outputs cannot be listed, saying why in the job's log.
+    private func failEnded(_ id: String, _ failure: JobError, _ jobs: isolated JobService) async throws {
         let store = jobs.store
         try await jobs.io {
-            try store.removeOutputs(id: id)
             let log = JobLog(path: store.logPath(id: id))
-            log.write("failed: \(refusal.code): \(refusal.message)")
+            log.write("failed: \(failure.code): \(failure.message)")
             log.close()
         }
-        try await jobs.finish(id, state: .failed, error: refusal)
+        try await jobs.finish(id, state: .failed, error: failure)
     }
 
     /// The run no longer counts as under way, holds no place, nor reports the job's progress.

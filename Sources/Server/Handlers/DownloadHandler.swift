@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import MediadHTTP
+import MediadRuntime
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -20,7 +21,8 @@ struct DownloadHandler {
         configuration.corsOrigins.preflight(request)
     }
 
-    /// `GET /jobs/{id}/outputs/{name}` and `GET /jobs/{id}/output`: a listed output of a succeeded job (a
+    /// `GET /jobs/{id}/outputs/{name}` and `GET /jobs/{id}/output`: a listed output of a succeeded job (with
+    /// `--objects`, a `302` to the store or the object streamed through: `DownloadHandler+Objects`; a
     /// running job's output that is written front to back is followed instead: `follow`), sent with sendfile,
     /// with `ETag` (the SHA-256), the conditional fields (`If-Match`, `If-None-Match`, `If-Range`) and `Range`. Only outputs in the job record are served:
     /// they were complete under their final name before the record listed them. A name that could leave
@@ -39,6 +41,8 @@ struct DownloadHandler {
         else {
             throw ServiceError.notFound("job \(record.id) has no output \(name ?? "")")
         }
+        let objects = access.jobs.objects
+        if let objects, !objects.settings.proxy { return try redirect(output, of: record, to: objects) }
         let tag = EntityTag(output.sha256)
         var headers: HTTPHeaders = [
             "content-type": output.contentType,
@@ -53,8 +57,9 @@ struct DownloadHandler {
         }
         let rangeField = preconditions.rangeApplies(current: tag) ? request.head.headers.first(name: "range") : nil
         let range = try ByteRange(rangeField, size: output.size)
-        let path = store.outputPath(id: record.id, name: output.name)
         if output.size == 0 { return Response(status: .ok, headers: headers) }
+        if let objects { return proxied(output, of: record, range: range, headers: headers, from: objects) }
+        let path = store.outputPath(id: record.id, name: output.name)
         let (start, end) = (range?.start ?? 0, range?.end ?? output.size)
         let handle = try await threadPool.runIfActive { () -> NIOFileHandle in
             let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)

@@ -17,7 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
             MEDIAD_JOB_TIMEOUT_CEILING, MEDIAD_WORKER_JOBS, MEDIAD_MIN_FREE_DISK, MEDIAD_QUOTA, MEDIAD_LOG_FORMAT, MEDIAD_LOG_LEVEL, \
             MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT, MEDIAD_WEBHOOK_SECRET, \
             MEDIAD_WEBHOOK_ALLOW, MEDIAD_WEBHOOK_RETRY_BASE, MEDIAD_WEBHOOK_CA_FILE, MEDIAD_EGRESS_ALLOW, \
-            MEDIAD_EGRESS_CONNECT_TIMEOUT, MEDIAD_EGRESS_IDLE_TIMEOUT, MEDIAD_INPUT_TIMEOUT. A flag wins over the \
+            MEDIAD_EGRESS_CONNECT_TIMEOUT, MEDIAD_EGRESS_IDLE_TIMEOUT, MEDIAD_INPUT_TIMEOUT, MEDIAD_OBJECTS, \
+            MEDIAD_S3_ENDPOINT, MEDIAD_S3_REGION, MEDIAD_S3_PATH_STYLE, MEDIAD_OBJECTS_PROXY. A flag wins over the \
             environment.
 
             Each job runs in a `mediad worker` process, limited in address space (--job-memory), output \
@@ -50,6 +51,11 @@ struct ServeCommand: AsyncParsableCommand {
             --heartbeat and taken over by another replica when not renewed for --lease-ttl. Without it a \
             server takes the data directory for itself (a lock on serve.lock there): a second server on the \
             same directory exits with an error instead of running the same jobs again.
+
+            --objects s3://bucket/prefix puts every job's outputs into an S3 bucket before the job succeeds \
+            (storage_unavailable when the store stays down); downloads answer 302 to a presigned GET, or stream \
+            through mediad with --objects-proxy. A store that cannot be used stops serve at start with one line \
+            (objects_unreachable, objects_access_denied, objects_bucket_missing).
 
             Example: mediad serve --port 8080 --data-dir /var/lib/mediad --workers 2
             """)

@@ -3,6 +3,7 @@ import Foundation
 import JobDatabase
 import MediadClient
 import MediadRuntime
+import ObjectStorage
 import Server
 
 extension ServeOptions {
@@ -48,6 +49,7 @@ extension ServeOptions {
         configuration.replicas = try replicaSettings(environment, database: configuration.database != nil)
         try webhookSettings(&configuration.webhooks, environment)
         try egressPolicy(&configuration.egress, environment)
+        configuration.objects = try objectSettings(environment)
         configuration.egress.tls = configuration.webhooks.tls
         if let path = try environment.value(authTokens, Setting.authTokens) {
             configuration.accessTokens = try Self.accessTokens(path)
@@ -85,14 +87,43 @@ extension ServeOptions {
         return settings
     }
 
-    /// The flag, else `MEDIAD_SHARED_STORE`: 1, true or yes turn it on; 0, false, no or empty leave it off.
+    /// The flag, else `MEDIAD_SHARED_STORE`.
     private func isSharedStore(_ environment: ServeEnvironment) throws -> Bool {
-        if sharedStore { return true }
-        let text = environment.variables["MEDIAD_SHARED_STORE"] ?? "0"
+        try Self.isOn(sharedStore, "MEDIAD_SHARED_STORE", environment)
+    }
+
+    /// A switch: on when its flag is given, else as its variable says (1, true or yes turn it on; 0, false,
+    /// no or empty leave it off).
+    private static func isOn(_ flag: Bool, _ variable: String, _ environment: ServeEnvironment) throws -> Bool {
+        if flag { return true }
+        let text = environment.variables[variable] ?? "0"
         switch text.lowercased() {
         case "1", "true", "yes": return true
         case "0", "false", "no", "": return false
-        default: throw ValidationError("MEDIAD_SHARED_STORE must be 1 or 0, not '\(text)'")
+        default: throw ValidationError("\(variable) must be 1 or 0, not '\(text)'")
+        }
+    }
+
+    /// The bucket of `--objects`, or nil without it; an `s3://` URL, endpoint or region that cannot be is a
+    /// usage error, and so are the S3 settings without `--objects`.
+    private func objectSettings(_ environment: ServeEnvironment) throws -> ObjectSettings? {
+        let endpoint = try environment.value(s3Endpoint, Setting.s3Endpoint)
+        let region = try environment.value(s3Region, Setting.s3Region)
+        let pathStyle = try Self.isOn(s3PathStyle, "MEDIAD_S3_PATH_STYLE", environment)
+        let proxy = try Self.isOn(objectsProxy, "MEDIAD_OBJECTS_PROXY", environment)
+        guard let objects = try environment.value(objects, Setting.objects) else {
+            if endpoint != nil || region != nil || pathStyle || proxy {
+                throw ValidationError("--s3-endpoint, --s3-region, --s3-path-style and --objects-proxy need --objects")
+            }
+            return nil
+        }
+        do {
+            var settings = ObjectSettings(
+                location: try S3Location(objects: objects, endpoint: endpoint, region: region, pathStyle: pathStyle))
+            settings.proxy = proxy
+            return settings
+        } catch {
+            throw ValidationError("invalid_objects: \(error)")
         }
     }
 

@@ -176,5 +176,18 @@ extension ServeOptions {
                 How long all of a job's URL inputs may take to arrive before it fails with input_timeout, at most the \
                 job timeout ceiling; the time counts against the job's time limit: seconds, or with s, m, h (default 1h).
                 """)
+        static let objects = ServeSetting.text(
+            "objects",
+            help: """
+                Keep job outputs in an S3 bucket, s3://bucket/prefix, checked with a probe object at start; credentials \
+                from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_SHARED_CREDENTIALS_FILE (default none: the data directory).
+                """)
+        static let s3Endpoint = ServeSetting.text(
+            "s3-endpoint",
+            help:
+                "The S3 endpoint of --objects, scheme, host and port: http://minio:9000 (default AWS's of --s3-region)."
+        )
+        static let s3Region = ServeSetting.text(
+            "s3-region", help: "The region requests to --objects are signed for (default us-east-1).")
     }
 }

@@ -61,4 +61,19 @@ struct ServeOptions: ParsableArguments {
     @Option(Setting.egressConnectTimeout) var egressConnectTimeout: TimeInterval?
     @Option(Setting.egressIdleTimeout) var egressIdleTimeout: TimeInterval?
     @Option(Setting.inputTimeout) var inputTimeout: TimeInterval?
+    @Option(Setting.objects) var objects: String?
+    @Option(Setting.s3Endpoint) var s3Endpoint: String?
+    @Option(Setting.s3Region) var s3Region: String?
+
+    @Flag(
+        help:
+            "Address the bucket in the path (host/bucket/key), for stores without virtual-hosted buckets (env MEDIAD_S3_PATH_STYLE=1)."
+    )
+    var s3PathStyle = false
+
+    @Flag(
+        help:
+            "Stream outputs in the bucket through mediad instead of redirecting to the store (env MEDIAD_OBJECTS_PROXY=1)."
+    )
+    var objectsProxy = false
 }

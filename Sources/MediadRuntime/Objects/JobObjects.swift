@@ -1,0 +1,74 @@
+import Foundation
+import JobStore
+import MediaCore
+import NIOCore
+import MediadClient
+import ObjectStorage
+
+/// The outputs of jobs in the bucket of `--objects`: each at `jobs/<id>/outputs/<name>` under the prefix,
+/// put there when the job's run ends (before it is `succeeded`), read back for downloads (a presigned GET or
+/// a ranged stream), and removed with the job.
+///
+/// Keys are this type's business alone: records keep the API's `url` of an output, never its key.
+package struct JobObjects: Sendable {
+    package let client: S3Client
+    package let settings: ObjectSettings
+    /// Files up to this size go up in one PUT; larger ones as a multipart upload.
+    static let singlePutLimit: Int64 = 16 << 20
+
+    package init(settings: ObjectSettings, client: S3Client) {
+        self.settings = settings
+        self.client = client
+    }
+
+    /// The key of output `name` of job `id`, relative to the prefix.
+    static func key(job id: String, output name: String) -> String { "jobs/\(id)/outputs/\(name)" }
+
+    /// The key prefix of everything of job `id`.
+    static func prefix(job id: String) -> String { "jobs/\(id)/" }
+
+    /// Puts every output of job `id` (files in `directory`) into the bucket, each checked against its
+    /// SHA-256 by the store. Throws `storage_unavailable` when one could not be stored after the client's
+    /// retries; the job's objects stored before it are removed then, so none is presented as an output.
+    package func upload(_ outputs: [FileDigest], ofJob id: String, from directory: String) async throws {
+        do {
+            for output in outputs {
+                let key = Self.key(job: id, output: output.name)
+                let path = directory + "/" + output.name
+                let type = OutputContentType.of(output.name)
+                if output.size <= Self.singlePutLimit {
+                    try await client.putObject(key, body: .file(path), contentType: type, sha256Hex: output.sha256)
+                } else {
+                    try await MultipartPut(client: client, key: key, path: path, size: output.size, contentType: type)
+                        .run()
+                }
+            }
+        } catch {
+            try? await removeJob(id)
+            throw MediaError(.storageUnavailable, "the outputs could not be stored in the bucket: \(error)")
+        }
+    }
+
+    /// A URL that GETs output `name` of job `id` straight from the store for `settings.downloadExpiry` seconds.
+    package func presignedURL(job id: String, output name: String) throws -> String {
+        try client.presignedGET(Self.key(job: id, output: name), expires: settings.downloadExpiry)
+    }
+
+    /// Streams output `name` of job `id` (the bytes of `range`, both ends included, when given) to `sink`.
+    package func stream(
+        job id: String, output name: String, range: ClosedRange<Int64>?,
+        to sink: @escaping @Sendable (ByteBuffer) async throws -> Void
+    ) async throws {
+        try await client.getObject(Self.key(job: id, output: name), range: range, sink: sink)
+    }
+
+    /// Removes every object of job `id`: those listed under its prefix, and its multipart uploads left
+    /// unfinished.
+    package func removeJob(_ id: String) async throws {
+        let prefix = Self.prefix(job: id)
+        for upload in try await client.listMultipartUploads(prefix: prefix) {
+            try await client.abortMultipartUpload(upload.key, uploadID: upload.uploadID)
+        }
+        for key in try await client.listObjects(prefix: prefix) { try await client.deleteObject(key) }
+    }
+}

@@ -1,0 +1,16 @@
+import ObjectStorage
+
+/// Where `--objects` keeps job outputs (a bucket and prefix on an S3-compatible store) and how downloads
+/// reach them: a `302` to a presigned GET, or streamed through mediad with `--objects-proxy`.
+public struct ObjectSettings: Sendable {
+    public var location: S3Location
+    /// Downloads stream the object through the server instead of redirecting to the store (for stores
+    /// clients cannot reach).
+    public var proxy = false
+    /// How long a download's presigned URL is valid, in seconds.
+    public var downloadExpiry = 300
+
+    public init(location: S3Location) {
+        self.location = location
+    }
+}

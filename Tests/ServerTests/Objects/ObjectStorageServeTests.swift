@@ -1,0 +1,164 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `serve --objects` against a real S3 server (SeaweedFS), with boto3 and curl as the oracles: outputs in
+/// the bucket before the job succeeds, downloads by `302` to the store or proxied with `Range`, objects gone
+/// with the job, a store that cannot be used refused at start with one line, and a store gone while a job
+/// ends failing that job with `storage_unavailable`.
+@Suite(.serialized) struct ObjectStorageServeTests {
+    /// The `--objects` flags of a server on `s3`'s bucket under `prefix`.
+    static func objectFlags(_ s3: SeaweedFS, prefix: String = "media") -> [String] {
+        ["--objects", "s3://\(SeaweedFS.bucket)/\(prefix)", "--s3-endpoint", s3.endpoint, "--s3-path-style"]
+    }
+
+    static func sha256(_ file: String) throws -> String {
+        String(try Command.run("sha256sum", [file]).text.prefix(64))
+    }
+
+    @Test func outputsAreInTheBucketAndDownloadsRedirectOrProxyAndDeleteRemovesThem() throws {
+        let s3 = try SeaweedFS()
+        let scratch = try Scratch("objects-serve")
+        let server = try ServerProcess(Self.objectFlags(s3), environment: SeaweedFS.credentialsEnvironment)
+        let input = try Fixtures.h264AacMP4()
+        let job = try Curl.run(server.url("/jobs/remux?format=mkv&wait=60"), ["-T", input]).json
+        #expect(job["state"] as? String == "succeeded", "\(job)")
+        let id = try #require(job["id"] as? String)
+        let output = try #require((job["outputs"] as? [[String: Any]])?.first)
+        let name = try #require(output["name"] as? String)
+        let sha256 = try #require(output["sha256"] as? String)
+        let size = try #require(output["size"] as? Int)
+        #expect(output["url"] as? String == "/jobs/\(id)/outputs/\(name)")
+        #expect(
+            !String(decoding: try JSONSerialization.data(withJSONObject: job), as: UTF8.self).contains("media/jobs"))
+
+        // The object is in the bucket with the recorded size and SHA-256, as boto3 reads it.
+        let key = "media/jobs/\(id)/outputs/\(name)"
+        let stored = try s3.read(key)
+        #expect(stored["sha256"] as? String == sha256)
+        #expect(stored["size"] as? Int == size)
+        #expect(stored["content_type"] as? String == "video/x-matroska")
+        #expect(try s3.list("media/mediad-probe/").objects.isEmpty, "the start-up probe object is deleted")
+
+        // Without -L: 302 to a presigned GET on the store's endpoint; with -L, exactly the bytes.
+        let redirect = try Curl.run(server.url("/jobs/\(id)/outputs/\(name)"))
+        #expect(redirect.status == 302, "\(redirect.text)")
+        let location = try #require(redirect.headers["location"])
+        #expect(location.hasPrefix(s3.endpoint + "/mediad/media/jobs/\(id)/outputs/"), "\(location)")
+        #expect(location.contains("X-Amz-Signature=") && location.contains("X-Amz-Expires=300"), "\(location)")
+        let followed = try Curl.run(server.url("/jobs/\(id)/output"), ["-L"])
+        #expect(followed.status == 200)
+        let file = scratch.file("followed.mkv")
+        try followed.body.write(to: URL(fileURLWithPath: file))
+        #expect(try Self.sha256(file) == sha256)
+
+        // DELETE of the job removes its objects.
+        #expect(try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"]).status == 204)
+        let left = try s3.list("media/jobs/\(id)/")
+        #expect(left.objects.isEmpty && left.uploads.isEmpty, "\(left)")
+    }
+
+    @Test func theProxyStreamsTheObjectWithRangesAndPreconditions() throws {
+        let s3 = try SeaweedFS()
+        let server = try ServerProcess(
+            Self.objectFlags(s3, prefix: "proxied") + ["--objects-proxy"], environment: SeaweedFS.credentialsEnvironment
+        )
+        let input = try Fixtures.h264AacMP4()
+        let job = try Curl.run(server.url("/jobs/remux?format=mkv&wait=60"), ["-T", input]).json
+        #expect(job["state"] as? String == "succeeded", "\(job)")
+        let id = try #require(job["id"] as? String)
+        let output = try #require((job["outputs"] as? [[String: Any]])?.first)
+        let sha256 = try #require(output["sha256"] as? String)
+        let size = try #require(output["size"] as? Int)
+        let url = server.url("/jobs/\(id)/outputs/\(output["name"] as? String ?? "")")
+
+        let whole = try Curl.run(url)
+        #expect(whole.status == 200)
+        #expect(whole.body.count == size)
+        #expect(whole.headers["etag"] == "\"\(sha256)\"")
+        let slice = try Curl.run(url, ["-H", "Range: bytes=100-1099"])
+        #expect(slice.status == 206)
+        #expect(slice.headers["content-range"] == "bytes 100-1099/\(size)")
+        #expect(slice.body == whole.body.subdata(in: 100..<1100))
+        let unchanged = try Curl.run(url, ["-H", "If-None-Match: \"\(sha256)\""])
+        #expect(unchanged.status == 304)
+        #expect(try Curl.run(url, ["-H", "Range: bytes=\(size + 10)-"]).status == 416)
+    }
+
+    /// Retention removes an expired job's objects with the job: once the job is gone (404), its prefix
+    /// empties.
+    @Test func retentionRemovesTheObjects() throws {
+        let s3 = try SeaweedFS()
+        let server = try ServerProcess(
+            Self.objectFlags(s3, prefix: "kept") + ["--retention", "1s"], environment: SeaweedFS.credentialsEnvironment)
+        let job = try Curl.run(server.url("/jobs/remux?format=mkv&wait=60"), ["-T", try Fixtures.h264AacMP4()]).json
+        #expect(job["state"] as? String == "succeeded", "\(job)")
+        let id = try #require(job["id"] as? String)
+        var status = 200
+        for _ in 0..<600 where status != 404 {
+            status = try Curl.run(server.url("/jobs/\(id)")).status
+            if status != 404 { usleep(100_000) }
+        }
+        #expect(status == 404, "retention never deleted job \(id)")
+        // The sweep takes the job out of the index, then removes its directory and its objects.
+        var left = try s3.list("kept/jobs/\(id)/")
+        for _ in 0..<100 where !left.objects.isEmpty || !left.uploads.isEmpty {
+            usleep(100_000)
+            left = try s3.list("kept/jobs/\(id)/")
+        }
+        #expect(left.objects.isEmpty && left.uploads.isEmpty, "\(left)")
+    }
+
+    /// A store that cannot be used stops `serve` before it listens: one line naming why, exit status 1; an
+    /// `--objects` that is no S3 location is a usage error (64).
+    @Test func aStoreThatCannotBeUsedIsOneLineAtStart() throws {
+        let s3 = try SeaweedFS()
+        let scratch = try Scratch("objects-refused")
+        func serve(_ objects: String, endpoint: String, secret: String = SeaweedFS.secretAccessKey) throws
+            -> Command.Output
+        {
+            try Command.run(
+                "/usr/bin/env",
+                [
+                    "AWS_ACCESS_KEY_ID=\(SeaweedFS.accessKeyID)", "AWS_SECRET_ACCESS_KEY=\(secret)",
+                    ServerProcess.binary, "serve", "--port", "0", "--data-dir", scratch.file("data"), "--objects",
+                    objects, "--s3-endpoint", endpoint, "--s3-path-style",
+                ], allowFailure: true)
+        }
+        let closed = try PostgresServer.freePort()
+        let cases: [(String, String, String, Int32, String)] = [
+            ("s3://mediad/x", s3.endpoint, SeaweedFS.secretAccessKey + "wrong", 1, "objects_access_denied"),
+            ("s3://no-such-bucket/x", s3.endpoint, SeaweedFS.secretAccessKey, 1, "objects_bucket_missing"),
+            ("s3://mediad/x", "http://127.0.0.1:\(closed)", SeaweedFS.secretAccessKey, 1, "objects_unreachable"),
+            ("http://mediad/x", s3.endpoint, SeaweedFS.secretAccessKey, 64, "invalid_objects"),
+        ]
+        for (objects, endpoint, secret, status, code) in cases {
+            let output = try serve(objects, endpoint: endpoint, secret: secret)
+            #expect(output.status == status, "\(objects) at \(endpoint): \(output.stderr)")
+            let lines = output.stderr.split(separator: "\n")
+            #expect(lines.first?.contains(code) == true, "\(objects) at \(endpoint): \(output.stderr)")
+            #expect(!output.stderr.contains(secret), "the secret is never printed: \(output.stderr)")
+            if status == 1 { #expect(lines.count == 1, "\(objects): \(output.stderr)") }
+        }
+    }
+
+    /// The store gone while a job's run ends: the outputs cannot go up through the client's retries, so the
+    /// job fails with `storage_unavailable` and lists no output.
+    @Test func aStoreGoneWhenAJobEndsFailsItWithStorageUnavailable() throws {
+        let s3 = try SeaweedFS()
+        let server = try ServerProcess(
+            Self.objectFlags(s3, prefix: "outage") + ["--workers", "1"], environment: SeaweedFS.credentialsEnvironment)
+        let (id, worker) = try IsolationTests.heldWorker(
+            server, ["-T", try Fixtures.h264AacMP4()], submitting: "/jobs/remux?format=mkv")
+        s3.stop()
+        kill(worker, SIGCONT)
+        let job = try Curl.run(server.url("/jobs/\(id)?wait=120")).json
+        #expect(job["state"] as? String == "failed", "\(job)")
+        let error = job["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "storage_unavailable", "\(job)")
+        #expect((job["outputs"] as? [Any])?.isEmpty == true, "\(job)")
+        let log = try Curl.run(server.url("/jobs/\(id)/log")).text
+        #expect(log.contains("failed: storage_unavailable"), "\(log)")
+        #expect(try Curl.run(server.url("/jobs/\(id)/output")).status == 409)
+    }
+}
