@@ -139,7 +139,8 @@ let package = Package(
         .testTarget(
             name: "ObjectStorageTests",
             dependencies: [
-                "ObjectStorage", "MediadClient", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                "ObjectStorage", "MediadClient", "MediadRuntime", "JobStore", "MediaCore", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             exclude: ["aws-sigv4-suite", "botocore_sign.py"]),
         .testTarget(
