@@ -1,13 +1,23 @@
 import Foundation
 import MediadHTTP
+import MediadRuntime
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The archive of one job's outputs, written to a response stream.
 struct OutputArchive: Sendable {
+    /// Where an entry's bytes are read from.
+    enum Source: Sendable {
+        /// A file in the data directory.
+        case file(String)
+        /// Output `output` of job `job` in the bucket of `--objects`, streamed from the store.
+        case object(JobObjects, job: String, output: String)
+    }
+
     struct Entry: Sendable {
         let name: String
-        let path: String
+        let source: Source
         let size: Int64
     }
 
@@ -26,7 +36,11 @@ struct OutputArchive: Sendable {
             for entry in entries {
                 try await writer.write(
                     ByteBuffer(bytes: TarHeader(name: entry.name, size: entry.size, modified: modified).blocks))
-                try await sendFile(entry, to: writer)
+                switch entry.source {
+                case .file(let path): try await sendFile(path, size: entry.size, to: writer)
+                case .object(let objects, let job, let output):
+                    try await sendObject(objects, job: job, output: output, size: entry.size, to: writer)
+                }
                 let padding = TarHeader.padding(after: entry.size)
                 if padding > 0 { try await writer.write(ByteBuffer(repeating: 0, count: padding)) }
             }
@@ -36,16 +50,16 @@ struct OutputArchive: Sendable {
         }
     }
 
-    private func sendFile(_ entry: Entry, to writer: StreamWriter) async throws {
+    private func sendFile(_ path: String, size: Int64, to writer: StreamWriter) async throws {
         let descriptor = try await threadPool.runIfActive { () -> Int32 in
-            let descriptor = open(entry.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor >= 0 else { throw ArchiveReadError() }
             return descriptor
         }
         defer { close(descriptor) }
         var offset: Int64 = 0
-        while offset < entry.size {
-            let wanted = Int(min(Int64(Self.blockSize), entry.size - offset))
+        while offset < size {
+            let wanted = Int(min(Int64(Self.blockSize), size - offset))
             let position = offset
             let block = try await threadPool.runIfActive { () -> ByteBuffer in
                 var buffer = ByteBuffer()
@@ -59,6 +73,32 @@ struct OutputArchive: Sendable {
             offset += Int64(wanted)
         }
     }
+
+    /// Sends the object's bytes as the store gives them, each chunk once the client took the previous one;
+    /// an object of another size than the record's stops the archive (its entry would be cut or overrun).
+    private func sendObject(
+        _ objects: JobObjects, job: String, output: String, size: Int64, to writer: StreamWriter
+    ) async throws {
+        let sent = ByteCount()
+        try await objects.stream(job: job, output: output, range: nil) { chunk in
+            guard sent.add(chunk.readableBytes) <= size else { throw ArchiveReadError() }
+            try await writer.write(chunk)
+        }
+        guard sent.total == size else { throw ArchiveReadError() }
+    }
+}
+
+/// The bytes an object stream has passed on so far.
+private final class ByteCount: Sendable {
+    private let count = Mutex<Int64>(0)
+
+    /// Adds `bytes` and returns the new total.
+    func add(_ bytes: Int) -> Int64 {
+        count.withLock {
+            $0 += Int64(bytes); return $0
+        }
+    }
+    var total: Int64 { count.withLock { $0 } }
 }
 
 /// An output could not be read as its record lists it (removed, or shorter): the archive stops there.
