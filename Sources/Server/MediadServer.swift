@@ -72,25 +72,26 @@ public enum MediadServer {
                 "max_streams": .stringConvertible(streamLimits.overall),
                 "max_streams_per_client": .stringConvertible(streamLimits.perClient),
             ])
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server, serviceName: "connections"),
+            .init(service: JobLifecycle(jobs: jobs, grace: configuration.shutdownGrace), serviceName: "jobs"),
+            .init(service: deliverer, serviceName: "deliveries"),
+            .init(service: notifier, serviceName: "webhooks"),
+            .init(
+                service: RetentionSweeper(
+                    jobs: jobs, retention: configuration.retention, idempotencyLifetime: IdempotencyKey.lifetime
+                ),
+                serviceName: "retention"),
+            .init(
+                service: ResumableUploadSweeper(
+                    records: uploads, expiry: configuration.uploadExpiry, ledger: jobs.ledger),
+                serviceName: "uploads"),
+            .init(service: ListenerService(server: server, announce: listening), serviceName: "listener"),
+        ]
+        if let objects { services.append(.init(service: ObjectStoreWatch(objects: objects), serviceName: "objects")) }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: server, serviceName: "connections"),
-                    .init(service: JobLifecycle(jobs: jobs, grace: configuration.shutdownGrace), serviceName: "jobs"),
-                    .init(service: deliverer, serviceName: "deliveries"),
-                    .init(service: notifier, serviceName: "webhooks"),
-                    .init(
-                        service: RetentionSweeper(
-                            jobs: jobs, retention: configuration.retention, idempotencyLifetime: IdempotencyKey.lifetime
-                        ),
-                        serviceName: "retention"),
-                    .init(
-                        service: ResumableUploadSweeper(
-                            records: uploads, expiry: configuration.uploadExpiry, ledger: jobs.ledger),
-                        serviceName: "uploads"),
-                    .init(service: ListenerService(server: server, announce: listening), serviceName: "listener"),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         await database?.close()
         logger.info("stopped")

@@ -45,6 +45,9 @@ public final class PeerProcess: @unchecked Sendable {
 
     public var url: String { "http://127.0.0.1:\(port)" }
 
+    /// The peer's process id (its own children, such as SeaweedFS's `weed`, are found from it).
+    public var pid: Int32 { process.processIdentifier }
+
     /// Kills the peer (SIGKILL: a child inherits the test process's signal mask, in which SIGTERM may be
     /// blocked) and waits for it.
     public func stop() {

@@ -6,9 +6,9 @@ import Foundation
 /// tests and the server tests share this one wrapper. weed takes seconds to start, so a test starts one
 /// and checks several things with it.
 public final class SeaweedFS: @unchecked Sendable {
-    // Immutable after init; `stop()` is called from the test's thread only.
+    // `stop()` and `restart()` are called from the test's thread only.
     public let scratch: Scratch
-    public let peer: PeerProcess
+    public private(set) var peer: PeerProcess
 
     /// The key pair `s3_peer.py` gives weed.
     public static let accessKeyID = "mediadtest"
@@ -60,6 +60,21 @@ public final class SeaweedFS: @unchecked Sendable {
 
     /// Kills weed (and the script that started it), at once: a store that is gone, for tests of outages.
     public func stop() { peer.stop() }
+
+    /// The pid of `weed` itself (the child of the script), for tests that hold the store with SIGSTOP.
+    public func weedPID() throws -> Int32 {
+        let children = try Command.run("pgrep", ["-P", String(peer.pid), "-x", "weed"]).text
+        guard let pid = Int32(children.split(separator: "\n").first ?? "") else {
+            throw PeerProcess.PeerError(message: "no weed process under \(peer.pid)")
+        }
+        return pid
+    }
+
+    /// Starts weed again after `stop()`, on the same ports and data: the store is back with its objects.
+    public func restart() throws {
+        peer.stop()
+        peer = try PeerProcess.script("s3_peer.py", ["serve", scratch.path])
+    }
 
     /// Stops weed and removes the gRPC sockets it leaves in /tmp, named by the ports it was given.
     deinit {

@@ -21,6 +21,9 @@ package struct JobObjects: Sendable {
         self.client = client
     }
 
+    /// Whether the store answered its last request (`StoreReachability`): new jobs wait while it does not.
+    package var isReachable: Bool { client.reachability.isReachable }
+
     /// The key of output `name` of job `id`, relative to the prefix.
     static func key(job id: String, output name: String) -> String { "jobs/\(id)/outputs/\(name)" }
 

@@ -28,7 +28,7 @@ extension S3Client {
 
     /// Sends `request`, signed afresh for each attempt, retrying as `retry` says. A 2xx status (or one of
     /// `accepting`) returns the response, its body collected up to `maxBody` bytes or streamed to `sink`;
-    /// any other status is an `S3Error` read from S3's error document.
+    /// any other status is an `S3Error` read from S3's error document. The outcome goes to `reachability`.
     func send(
         _ request: Request, accepting: Set<Int> = [], maxBody: Int = 1 << 20,
         sink: (@Sendable (ByteBuffer) async throws -> Void)? = nil
@@ -38,10 +38,15 @@ extension S3Client {
             attempt += 1
             let gate = ResponseGate(maxBody: maxBody, accepting: accepting, sink: sink)
             do {
-                return try await sendOnce(request, gate: gate)
+                let reply = try await sendOnce(request, gate: gate)
+                reachability.answered()
+                return reply
             } catch var error as S3Error {
                 error.attempts = attempt
-                guard error.isRetryable, !gate.delivered, attempt < retry.attempts else { throw error }
+                guard error.isRetryable, !gate.delivered, attempt < retry.attempts else {
+                    if error.isRetryable { reachability.gaveUp() } else { reachability.answered() }
+                    throw error
+                }
             }
             try await Task.sleep(for: retry.delay(afterAttempt: attempt))
         }

@@ -17,6 +17,8 @@ public struct S3Client: Sendable {
     public var retry: S3RetryPolicy
     /// A request on which no byte moved either way for this long is abandoned (and retried).
     public var idleTimeout: TimeAmount
+    /// Whether the store answered this client's (and its copies') last request.
+    public let reachability = StoreReachability()
 
     /// What a HEAD, or the head of a GET, says about an object.
     public struct ObjectInfo: Sendable, Equatable {

