@@ -24,6 +24,8 @@ package actor JobService {
         case shuttingDown
         /// The database that coordinates the replicas cannot be reached.
         case unavailable(retryAfter: Int)
+        /// The bucket of `--objects` did not answer its last request.
+        case storageUnavailable(retryAfter: Int)
     }
 
     package let store: JobStore
@@ -127,6 +129,7 @@ package actor JobService {
     package func capacity() -> Capacity {
         guard accepting else { return .shuttingDown }
         if let coordination, !coordination.isReachable { return .unavailable(retryAfter: 5) }
+        if let objects, !objects.isReachable { return .storageUnavailable(retryAfter: 5) }
         return scheduler.queuedCount(self) >= maxQueued ? .full(retryAfter: 5) : .available
     }
 
@@ -287,7 +290,14 @@ package actor JobService {
             try await cancel(id)
             return records[id]
         }
-        running[id]?.requestStop(.cancelledByUser)
+        if let run = running[id] {
+            run.requestStop(.cancelledByUser)
+            try? await io { [store] in
+                let log = JobLog(path: store.logPath(id: id))
+                log.write("cancel requested")
+                log.close()
+            }
+        }
         return await wait(for: id, seconds: timeout)
     }
 

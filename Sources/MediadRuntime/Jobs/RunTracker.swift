@@ -124,6 +124,12 @@ final class RunTracker {
                 if let failure = await storeObjects(id, done, jobs) {
                     return try await failEnded(id, failure, jobs)
                 }
+                if jobs.objects != nil, let run = running[id], run.stopReason == .cancelledByUser {
+                    // Cancelled while its outputs went up: they go again, and the job ends as asked.
+                    await jobs.removeObjects(of: [id])
+                    jobs.records[id]?.progress = run.progress
+                    return try await jobs.cancel(id)
+                }
                 jobs.records[id]?.outputs = done.listedOutputs(ofJob: id, link: jobs.outputLink)
                 jobs.records[id]?.warnings = done.warnings
                 jobs.records[id]?.result = done.result
@@ -159,14 +165,21 @@ final class RunTracker {
         try await failEnded(id, refusal, jobs)
     }
 
-    /// Puts the outputs of a successful run into the bucket (`--objects`) before the job may succeed;
-    /// returns why the job fails instead (`storage_unavailable`), or nil once every output is stored (or
-    /// without `--objects`).
+    /// Puts the outputs of a successful run into the bucket (`--objects`) before the job may succeed, saying
+    /// so in the job's log first; returns why the job fails instead (`storage_unavailable`), or nil once
+    /// every output is stored (or without `--objects`). A cancel that comes meanwhile is taken once the
+    /// upload ends (the caller removes the objects then).
     private func storeObjects(_ id: String, _ done: JobExecutor.Outcome, _ jobs: isolated JobService) async
         -> JobError?
     {
         guard let objects = jobs.objects else { return nil }
         do {
+            let (store, count, bytes) = (jobs.store, done.outputs.count, done.outputs.reduce(0) { $0 + $1.size })
+            try await jobs.io {
+                let log = JobLog(path: store.logPath(id: id))
+                log.write("storing \(count) outputs (\(bytes) bytes) in the bucket")
+                log.close()
+            }
             try await objects.upload(done.outputs, ofJob: id, from: jobs.store.outputDirectory(id: id))
             return nil
         } catch let error as MediaError {
@@ -176,12 +189,13 @@ final class RunTracker {
         }
     }
 
-    /// Fails a run that ended well but whose outputs cannot be listed, saying why in the job's log.
+    /// Fails a run that ended well but whose outputs cannot be listed, saying why in the job's log (after
+    /// the run's own `succeeded`, which the line below it overrules).
     private func failEnded(_ id: String, _ failure: JobError, _ jobs: isolated JobService) async throws {
         let store = jobs.store
         try await jobs.io {
             let log = JobLog(path: store.logPath(id: id))
-            log.write("failed: \(failure.code): \(failure.message)")
+            log.write("the run ended well, but the job failed: \(failure.code): \(failure.message)")
             log.close()
         }
         try await jobs.finish(id, state: .failed, error: failure)

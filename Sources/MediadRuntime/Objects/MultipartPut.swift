@@ -1,9 +1,14 @@
+import Digests
+import Foundation
+import MediaCore
 import MediadClient
+import NIOPosix
 import ObjectStorage
 
 /// One file put into the bucket as a multipart upload: parts of 8 to 64 MiB read from the file in place
-/// (no copy), at most `inFlight` of them sent at once, completed in order; any failure aborts the upload,
-/// so that no half object is ever presented as whole and no parts are left to be paid for.
+/// (no copy), each signed with its SHA-256 so the store checks it, at most `inFlight` of them sent at once,
+/// completed in order; any failure aborts the upload, so that no half object is ever presented as whole and
+/// no parts are left to be paid for.
 package struct MultipartPut: Sendable {
     let client: S3Client
     let key: String
@@ -27,6 +32,31 @@ package struct MultipartPut: Sendable {
         return max(bounded, (needed + mebibyte - 1) / mebibyte * mebibyte)
     }
 
+    /// The SHA-256 of `count` bytes of the file from `offset`, read on the thread pool in 1 MiB blocks. Each
+    /// part is signed with it (`x-amz-content-sha256`), so the store refuses a part whose bytes are not the
+    /// ones read here; the output was just written, so this pass reads from the page cache.
+    static func sha256(of path: String, from offset: Int64, count: Int64) async throws -> String {
+        try await NIOThreadPool.singleton.runIfActive {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw MediaError(.storageUnavailable, "cannot read \(path) to send it") }
+            defer { close(descriptor) }
+            let hasher = SHA256Hasher()
+            let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { block.deallocate() }
+            var done: Int64 = 0
+            while done < count {
+                let wanted = Int(min(Int64(block.count), count - done))
+                let read = pread(descriptor, block.baseAddress, wanted, off_t(offset + done))
+                guard read > 0 else {
+                    throw MediaError(.storageUnavailable, "\(path) ended before byte \(offset + count)")
+                }
+                hasher.update(UnsafeRawBufferPointer(rebasing: block[0..<read]))
+                done += Int64(read)
+            }
+            return hasher.finalize()
+        }
+    }
+
     /// Uploads the file; throws the first failure once the upload is aborted.
     func run() async throws {
         let partSize = Self.partSize(for: size)
@@ -40,9 +70,10 @@ package struct MultipartPut: Sendable {
                     let offset = Int64(number - 1) * partSize
                     let length = min(partSize, size - offset)
                     group.addTask {
-                        try await client.uploadPart(
+                        let sha256 = try await Self.sha256(of: path, from: offset, count: length)
+                        return try await client.uploadPart(
                             key, uploadID: uploadID, number: number,
-                            body: .fileSlice(path, from: offset, count: length))
+                            body: .fileSlice(path, from: offset, count: length), sha256Hex: sha256)
                     }
                 }
                 for try await done in group { parts.append(done) }

@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
 /// `serve --objects` against a real S3 server (SeaweedFS), with boto3 and curl as the oracles: outputs in
 /// the bucket before the job succeeds, downloads by `302` to the store or proxied with `Range`, objects gone
 /// with the job, a store that cannot be used refused at start with one line, and a store gone while a job
-/// ends failing that job with `storage_unavailable`.
+/// ends failing that job with `storage_unavailable` and submissions refused (503) until it answers again.
 @Suite(.serialized) struct ObjectStorageServeTests {
     /// The `--objects` flags of a server on `s3`'s bucket under `prefix`.
     static func objectFlags(_ s3: SeaweedFS, prefix: String = "media") -> [String] {
@@ -85,6 +86,47 @@ import Testing
         #expect(try Curl.run(url, ["-H", "Range: bytes=\(size + 10)-"]).status == 416)
     }
 
+    /// `outputs.tar` and every file of a package tree come from the bucket, not from the data directory of
+    /// the replica that ran the job: with that job's local outputs removed (scratch lost), the archive still
+    /// holds every output with its recorded SHA-256 (Python's tarfile reads it), and a segment's URL still
+    /// answers with a redirect to its object.
+    @Test func theArchiveAndPackageFilesComeFromTheBucket() throws {
+        let s3 = try SeaweedFS()
+        let scratch = try Scratch("objects-archive")
+        let server = try ServerProcess(
+            Self.objectFlags(s3, prefix: "tree"), environment: SeaweedFS.credentialsEnvironment)
+        let reply = try Curl.run(
+            server.url("/jobs/package?wait=60&format=hls&segment_duration=1"), ["-T", try Fixtures.h264AacMP4()])
+        #expect(reply.json["state"] as? String == "succeeded", "\(reply.text)")
+        let id = try #require(reply.json["id"] as? String)
+        let outputs = try #require(reply.json["outputs"] as? [[String: Any]])
+        #expect(outputs.count > 3, "\(outputs)")
+        try FileManager.default.removeItem(atPath: server.dataDirectory + "/jobs/\(id)/outputs")
+
+        let archive = try Curl.run(server.url("/jobs/\(id)/outputs.tar"))
+        #expect(archive.status == 200)
+        let file = try scratch.write("outputs.tar", Array(archive.body))
+        let listing = try Command.run(
+            "python3",
+            [
+                "-c",
+                "import hashlib, json, sys, tarfile\nwith tarfile.open(sys.argv[1]) as t:\n print(json.dumps({m.name: hashlib.sha256(t.extractfile(m).read()).hexdigest() for m in t.getmembers()}))",
+                file,
+            ])
+        let members = try JSONSerialization.jsonObject(with: listing.stdout) as? [String: String] ?? [:]
+        var expected: [String: String] = [:]
+        for output in outputs {
+            if let name = output["name"] as? String { expected[name] = output["sha256"] as? String }
+        }
+        #expect(members == expected)
+
+        let segment = try #require(
+            outputs.compactMap { $0["name"] as? String }.first { $0.hasSuffix(".ts") || $0.hasSuffix(".m4s") })
+        let followed = try Curl.run(server.url("/jobs/\(id)/outputs/\(segment)"), ["-L"])
+        #expect(followed.status == 200)
+        #expect(followed.body.count == outputs.first { $0["name"] as? String == segment }?["size"] as? Int)
+    }
+
     /// Retention removes an expired job's objects with the job: once the job is gone (404), its prefix
     /// empties.
     @Test func retentionRemovesTheObjects() throws {
@@ -158,7 +200,68 @@ import Testing
         #expect(error?["code"] as? String == "storage_unavailable", "\(job)")
         #expect((job["outputs"] as? [Any])?.isEmpty == true, "\(job)")
         let log = try Curl.run(server.url("/jobs/\(id)/log")).text
-        #expect(log.contains("failed: storage_unavailable"), "\(log)")
+        #expect(log.contains("the run ended well, but the job failed: storage_unavailable"), "\(log)")
         #expect(try Curl.run(server.url("/jobs/\(id)/output")).status == 409)
+
+        // While the store does not answer, a submission is refused before its body is taken.
+        let refused = try Curl.run(server.url("/jobs/remux?format=mkv"), ["-T", try Fixtures.h264AacMP4()])
+        #expect(refused.status == 503, "\(refused.text)")
+        #expect((refused.json["error"] as? [String: Any])?["code"] as? String == "storage_unavailable")
+        #expect(refused.headers["retry-after"] == "5")
+
+        // Once it answers again, the server notices (it asks every 2 s) and takes jobs.
+        try s3.restart()
+        var accepted = refused
+        for _ in 0..<300 where accepted.status == 503 {
+            usleep(100_000)
+            accepted = try Curl.run(server.url("/jobs/remux?format=mkv"), ["-T", try Fixtures.h264AacMP4()])
+        }
+        #expect(accepted.status == 202, "\(accepted.text)")
+        let next = try #require(accepted.json["id"] as? String)
+        let done = try Curl.run(server.url("/jobs/\(next)?wait=120")).json
+        #expect(done["state"] as? String == "succeeded", "\(done)")
+        #expect(try Curl.run(server.url("/jobs/\(next)/output"), ["-L"]).status == 200)
+    }
+
+    /// A cancel that comes while a job's outputs go up to the bucket (the store held with SIGSTOP, so the
+    /// upload waits) is taken once the upload ends: the job ends `cancelled` and its objects are removed.
+    @Test func aCancelDuringTheOutputsUploadEndsTheJobCancelledAndRemovesTheObjects() throws {
+        let s3 = try SeaweedFS()
+        let server = try ServerProcess(
+            Self.objectFlags(s3, prefix: "cancel") + ["--workers", "1"], environment: SeaweedFS.credentialsEnvironment)
+        let (id, worker) = try IsolationTests.heldWorker(
+            server, ["-T", try Fixtures.h264AacMP4()], submitting: "/jobs/remux?format=mkv")
+        let weed = try s3.weedPID()
+        kill(weed, SIGSTOP)
+        defer { kill(weed, SIGCONT) }
+        kill(worker, SIGCONT)
+        var log = ""
+        for _ in 0..<1200 where !log.contains("in the bucket") {
+            usleep(50_000)
+            log = try Curl.run(server.url("/jobs/\(id)/log")).text
+        }
+        #expect(log.contains("storing 1 outputs"), "\(log)")
+        // DELETE answers once the job has ended, so it goes from another thread while the store is held.
+        let answer = Mutex<(status: Int, state: String?)>((0, nil))
+        let answered = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let reply = try? Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"])
+            answer.withLock { $0 = (reply?.status ?? 0, reply?.json["state"] as? String) }
+            answered.signal()
+        }
+        for _ in 0..<1200 where !log.contains("cancel requested") {
+            usleep(50_000)
+            log = try Curl.run(server.url("/jobs/\(id)/log")).text
+        }
+        #expect(log.contains("cancel requested"), "\(log)")
+        #expect(try Curl.run(server.url("/jobs/\(id)")).json["state"] as? String == "running")
+        kill(weed, SIGCONT)
+        #expect(answered.wait(timeout: .now() + 180) == .success)
+        #expect(answer.withLock { $0.status } == 200)
+        #expect(answer.withLock { $0.state } == "cancelled")
+        let job = try Curl.run(server.url("/jobs/\(id)?wait=120")).json
+        #expect(job["state"] as? String == "cancelled", "\(job)")
+        let left = try s3.list("cancel/jobs/\(id)/")
+        #expect(left.objects.isEmpty && left.uploads.isEmpty, "\(left)")
     }
 }
