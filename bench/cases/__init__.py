@@ -5,6 +5,7 @@ from cases.base import BenchBase
 from cases.database import DatabaseCases
 from cases.encode import EncodeCases
 from cases.jobs import JobCases
+from cases.objects import ObjectCases
 from cases.package import PackageCases
 from cases.remux import RemuxCases
 from cases.status_api import StatusAPICases
@@ -14,5 +15,5 @@ from cases.upload import UploadCases
 
 
 class Bench(BenchBase, RemuxCases, PackageCases, EncodeCases, UploadCases, JobCases, StatusAPICases,
-            TranscodeCases, ThumbnailsCases, DatabaseCases):
+            TranscodeCases, ThumbnailsCases, DatabaseCases, ObjectCases):
     """Every case, run against the binaries in `--bin-dir` on the media of `Media`."""

@@ -19,14 +19,14 @@ NGINX = "nginx"
 
 class Server:
     """A real `mediad serve` on a free loopback port with its own data directory, or with `data`, one that
-    replicas share (left for its maker to remove)."""
+    replicas share (left for its maker to remove); `environment` replaces the inherited one."""
 
-    def __init__(self, binary, scratch, *arguments, data=None):
+    def __init__(self, binary, scratch, *arguments, data=None, environment=None):
         self.owns_data = data is None
         self.data = data or tempfile.mkdtemp(prefix="server-", dir=scratch)
         self.process = start(
             [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", self.data, *arguments],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment)
         line = self.process.stdout.readline()
         if not line.strip().rsplit(":", 1)[-1].isdigit():
             stop(self.process)
