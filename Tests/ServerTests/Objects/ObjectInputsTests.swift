@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `serve --objects` keeps job inputs in the bucket too (SeaweedFS, boto3 as the oracle): a body goes up
+/// while it arrives (a multipart upload past 8 MiB), and a cut body leaves no object and no upload.
+@Suite(.serialized) struct ObjectInputsTests {
+    /// About 20 MiB of H.264 (lossless noise): an input of three multipart parts.
+    static func largeMP4() throws -> String {
+        try Fixtures.make(
+            "noise_lossless.mp4",
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=1.5", "-vf", "noise=alls=60:allf=t",
+                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-f", "mp4",
+            ])
+    }
+
+    /// Raw and multipart bodies: each job's input is in the bucket with the SHA-256 the job recorded
+    /// before the job is answered.
+    @Test func uploadedInputsAreInTheBucket() throws {
+        let s3 = try SeaweedFS()
+        let server = try ServerProcess(
+            ObjectStorageServeTests.objectFlags(s3, prefix: "in"), environment: SeaweedFS.credentialsEnvironment)
+        let small = try Fixtures.h264AacMP4()
+        let large = try Self.largeMP4()
+        let submissions: [(String, [String])] = [
+            (small, ["-T", small]), (large, ["-T", large]), (small, ["-F", "file=@\(small)"]),
+        ]
+        for (file, arguments) in submissions {
+            let reply = try Curl.run(server.url("/jobs/remux?format=mkv"), arguments)
+            #expect([200, 202].contains(reply.status), "\(reply.text)")
+            let id = try #require(reply.json["id"] as? String, "\(reply.text)")
+            let stored = try s3.read("in/jobs/\(id)/inputs/input")
+            #expect(stored["sha256"] as? String == (try ObjectStorageServeTests.sha256(file)), "\(arguments)")
+            let ended = try Curl.run(server.url("/jobs/\(id)?wait=120")).json
+            #expect(ended["state"] as? String == "succeeded", "\(ended)")
+        }
+        #expect(try s3.list("in/jobs/").uploads.isEmpty, "no multipart upload is left open")
+    }
+
+    /// A body cut after 12 of its 32 MiB: its multipart upload was under way while the body arrived, and
+    /// once the connection is gone neither an object nor an upload is left, and no job was made.
+    @Test func aCutBodyLeavesNoObjectAndNoUpload() throws {
+        let s3 = try SeaweedFS()
+        let scratch = try Scratch("objects-cut")
+        let server = try ServerProcess(
+            ObjectStorageServeTests.objectFlags(s3, prefix: "cut"), environment: SeaweedFS.credentialsEnvironment)
+        let marker = scratch.file("cut-now")
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        client.arguments = [
+            "-c",
+            """
+            import os, socket, time
+            s = socket.create_connection(("127.0.0.1", \(server.port)), timeout=120)
+            s.sendall(b"PUT /jobs/remux?format=mkv HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 33554432\\r\\n\\r\\n")
+            for _ in range(12):
+                s.sendall(bytes(1 << 20))
+            for _ in range(2400):
+                if os.path.exists("\(marker)"):
+                    break
+                time.sleep(0.05)
+            s.close()
+            """,
+        ]
+        try client.run()
+        var listing = try s3.list("cut/jobs/")
+        for _ in 0..<600 where listing.uploads.isEmpty {
+            usleep(100_000)
+            listing = try s3.list("cut/jobs/")
+        }
+        #expect(listing.uploads.count == 1, "the body's multipart upload starts while it arrives: \(listing)")
+        #expect(listing.objects.isEmpty, "\(listing)")
+        #expect(FileManager.default.createFile(atPath: marker, contents: nil))
+        client.waitUntilExit()
+        for _ in 0..<600 where !listing.uploads.isEmpty || !listing.objects.isEmpty {
+            usleep(100_000)
+            listing = try s3.list("cut/jobs/")
+        }
+        #expect(listing.uploads.isEmpty && listing.objects.isEmpty, "the cut body left \(listing)")
+        let jobs = try Curl.run(server.url("/jobs")).json["jobs"] as? [Any]
+        #expect(jobs?.isEmpty == true, "no job was made: \(jobs ?? [])")
+    }
+}
