@@ -3,7 +3,9 @@ import TestSupport
 import Testing
 
 /// `serve --objects` keeps job inputs in the bucket too (SeaweedFS, boto3 as the oracle): a body goes up
-/// while it arrives (a multipart upload past 8 MiB), and a cut body leaves no object and no upload.
+/// while it arrives (a multipart upload past 8 MiB), a cut body leaves no object and no upload, a replica
+/// with its own data directory runs a job another replica received, and a job whose scratch directory was
+/// lost stages its input again, checked against its SHA-256.
 @Suite(.serialized) struct ObjectInputsTests {
     /// About 20 MiB of H.264 (lossless noise): an input of three multipart parts.
     static func largeMP4() throws -> String {
@@ -80,5 +82,85 @@ import Testing
         #expect(listing.uploads.isEmpty && listing.objects.isEmpty, "the cut body left \(listing)")
         let jobs = try Curl.run(server.url("/jobs")).json["jobs"] as? [Any]
         #expect(jobs?.isEmpty == true, "no job was made: \(jobs ?? [])")
+    }
+
+    /// Two replicas on one database and one bucket, each with its own data directory: a job submitted to
+    /// the one whose worker is busy runs on the other, which stages the input from the bucket; both serve
+    /// the output with the recorded SHA-256.
+    @Test func aReplicaWithItsOwnDataDirectoryRunsAJobAnotherReceived() throws {
+        let postgres = try DatabaseReplicaTests.database()
+        defer { postgres.shutdown() }
+        let s3 = try SeaweedFS()
+        let scratch = try Scratch("objects-replicas")
+        func replica(_ name: String) throws -> ServerProcess {
+            try ServerProcess(
+                dataDirectory: scratch.file("data-\(name)"),
+                [
+                    "--database", postgres.url(database: "mediad"), "--replica-id", name, "--workers", "1",
+                    "--lease-ttl", "6s", "--heartbeat", "0.5s",
+                ] + ObjectStorageServeTests.objectFlags(s3, prefix: "shared"),
+                environment: SeaweedFS.credentialsEnvironment)
+        }
+        let a = try replica("a")
+        defer { a.stop() }
+        // A's only worker is held on a job of its own before B exists, so B takes the next job.
+        let (held, worker) = try IsolationTests.heldWorker(
+            a, ["-T", try Fixtures.h264AacMP4()], submitting: "/jobs/remux?format=mkv")
+        defer { kill(worker, SIGCONT) }
+        let b = try replica("b")
+        defer { b.stop() }
+
+        let input = try Self.largeMP4()
+        let reply = try Curl.run(a.url("/jobs/remux?format=mkv"), ["-T", input])
+        let id = try #require(reply.json["id"] as? String, "\(reply.text)")
+        let ended = try DatabaseReplicaTests.job(b, id, wait: 120)
+        #expect(ended["state"] as? String == "succeeded", "\(ended)")
+        #expect(ended["replica"] as? String == "b", "\(ended)")
+        let log = try Curl.run(b.url("/jobs/\(id)/log")).text
+        #expect(log.contains("staged input input from the bucket"), "\(log)")
+        #expect(
+            FileManager.default.fileExists(atPath: scratch.file("data-b/jobs/\(id)/inputs/input")),
+            "B ran the job from its own data directory")
+
+        let output = try #require((ended["outputs"] as? [[String: Any]])?.first)
+        let sha256 = try #require(output["sha256"] as? String)
+        for (name, server) in [("a", a), ("b", b)] {
+            let fetched = try Curl.run(server.url("/jobs/\(id)/output"), ["-L"])
+            #expect(fetched.status == 200, "from \(name)")
+            let file = scratch.file("from-\(name).mkv")
+            try fetched.body.write(to: URL(fileURLWithPath: file))
+            #expect(try ObjectStorageServeTests.sha256(file) == sha256, "the output fetched from \(name)")
+        }
+        kill(worker, SIGCONT)
+        #expect(try DatabaseReplicaTests.job(a, held, wait: 120)["state"] as? String == "succeeded")
+    }
+
+    /// Queued jobs whose scratch directories were removed: one stages its input from the bucket and runs;
+    /// one whose object was replaced by another file fails `input_object_mismatch` and does not run it.
+    @Test func aJobWhoseScratchDirectoryWasLostIsStagedAgain() throws {
+        let s3 = try SeaweedFS()
+        let server = try ServerProcess(
+            ObjectStorageServeTests.objectFlags(s3, prefix: "lost") + ["--workers", "1"],
+            environment: SeaweedFS.credentialsEnvironment)
+        let input = try Fixtures.h264AacMP4()
+        let (_, worker) = try IsolationTests.heldWorker(server, ["-T", input], submitting: "/jobs/remux?format=mkv")
+        defer { kill(worker, SIGCONT) }
+        let ids = try (0..<2).map { _ in
+            try #require(try Curl.run(server.url("/jobs/remux?format=mkv"), ["-T", input]).json["id"] as? String)
+        }
+        for id in ids {
+            try FileManager.default.removeItem(atPath: server.dataDirectory + "/jobs/\(id)")
+        }
+        try s3.upload(try Fixtures.wav(), as: "lost/jobs/\(ids[1])/inputs/input")
+        kill(worker, SIGCONT)
+
+        let staged = try Curl.run(server.url("/jobs/\(ids[0])?wait=120")).json
+        #expect(staged["state"] as? String == "succeeded", "\(staged)")
+        let log = try Curl.run(server.url("/jobs/\(ids[0])/log")).text
+        #expect(log.contains("staged input input from the bucket"), "\(log)")
+        let mismatched = try Curl.run(server.url("/jobs/\(ids[1])?wait=120")).json
+        #expect(mismatched["state"] as? String == "failed", "\(mismatched)")
+        let error = mismatched["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "input_object_mismatch", "\(mismatched)")
     }
 }
