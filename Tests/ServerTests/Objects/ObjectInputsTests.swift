@@ -40,6 +40,54 @@ import Testing
         #expect(try s3.list("in/jobs/").uploads.isEmpty, "no multipart upload is left open")
     }
 
+    /// Inputs that do not arrive as a submission's body are put whole: a tus upload whose metadata names a
+    /// kind before its job is queued, a URL input (with the job's `egress.json`, there from the answer on)
+    /// once fetched.
+    @Test func tusAndURLInputsAreInTheBucket() throws {
+        let s3 = try SeaweedFS()
+        let files = try InputURLTests.Files()
+        let server = try ServerProcess(
+            ObjectStorageServeTests.objectFlags(s3, prefix: "whole") + ["--egress-allow", "127.0.0.1"],
+            environment: SeaweedFS.credentialsEnvironment)
+        let input = try Fixtures.h264AacMP4()
+        let sha256 = try ObjectStorageServeTests.sha256(input)
+        let size = try Data(contentsOf: URL(fileURLWithPath: input)).count
+
+        let created = try Tus.create(
+            server, length: size, metadata: "kind \(Tus.base64("remux")),format \(Tus.base64("mkv"))")
+        let location = try #require(created.headers["location"], "\(created.text)")
+        let patched = try Tus.patch(server, location, offset: 0, file: input)
+        #expect(patched.status == 204, "\(patched.text)")
+        let tusJob = try #require(
+            patched.headers["mediad-job"]?.replacingOccurrences(of: "/jobs/", with: ""), "\(patched.headers)")
+        #expect(try s3.read("whole/jobs/\(tusJob)/inputs/input")["sha256"] as? String == sha256)
+
+        let reply = try Curl.run(
+            server.url("/jobs/remux?format=mkv"),
+            ["-X", "POST", "--url-query", "input_url=\(files.url("/talk.mp4"))"])
+        let urlJob = try #require(reply.json["id"] as? String, "\(reply.text)")
+        #expect(try s3.list("whole/jobs/\(urlJob)/").objects.contains("whole/jobs/\(urlJob)/egress.json"))
+        for id in [tusJob, urlJob] {
+            let ended = try Curl.run(server.url("/jobs/\(id)?wait=120")).json
+            #expect(ended["state"] as? String == "succeeded", "\(ended)")
+        }
+        #expect(try s3.read("whole/jobs/\(urlJob)/inputs/input")["sha256"] as? String == sha256)
+    }
+
+    /// A store gone while a body arrives: the submission is answered 503 `storage_unavailable` and makes no
+    /// job.
+    @Test func aStoreGoneWhileABodyArrivesIsStorageUnavailable() throws {
+        let s3 = try SeaweedFS()
+        let server = try ServerProcess(
+            ObjectStorageServeTests.objectFlags(s3, prefix: "gone"), environment: SeaweedFS.credentialsEnvironment)
+        s3.stop()
+        let reply = try Curl.run(server.url("/jobs/remux?format=mkv"), ["-T", try Fixtures.h264AacMP4()])
+        #expect(reply.status == 503, "\(reply.text)")
+        #expect(reply.errorCode == "storage_unavailable", "\(reply.text)")
+        let jobs = try Curl.run(server.url("/jobs")).json["jobs"] as? [Any]
+        #expect(jobs?.isEmpty == true, "no job was made: \(jobs ?? [])")
+    }
+
     /// A body cut after 12 of its 32 MiB: its multipart upload was under way while the body arrived, and
     /// once the connection is gone neither an object nor an upload is left, and no job was made.
     @Test func aCutBodyLeavesNoObjectAndNoUpload() throws {
