@@ -6,9 +6,11 @@ import MediaJobs
 extension JobService {
     /// Fetches the job's inputs that come from URLs and are not fetched yet, the first phase of a run, in a
     /// fetch slot rather than a worker: each into the job's `inputs/`, screened like an upload, listed in
-    /// `inputs` with its size and SHA-256, its source marked `fetched`. Returns the record the run goes on
-    /// with. Stopping the run (cancel, shutdown) stops the fetch under way. All of them must arrive within
-    /// the fetcher's `timeLimit` (`input_timeout`), each at the minimum rate (`input_too_slow`).
+    /// `inputs` with its size and SHA-256 (and, with `--objects`, put into the bucket, so that a run on
+    /// another replica stages it rather than fetching it again), its source marked `fetched`. Returns the
+    /// record the run goes on with. Stopping the run (cancel, shutdown) stops the fetch under way. All of
+    /// them must arrive within the fetcher's `timeLimit` (`input_timeout`), each at the minimum rate
+    /// (`input_too_slow`).
     ///
     /// A failure marks the source `failed` with the last status seen and throws the input's `MediaError`;
     /// the partial input is gone.
@@ -45,6 +47,11 @@ extension JobService {
                         throw error
                     }
                     try store.attachInput(id: id, name: source.name, upload: fetched.upload)
+                }
+                if let objects {
+                    var stored = fetched.upload
+                    stored.path = store.inputPath(id: id, name: source.name)
+                    try await objects.putInput(job: id, name: source.name, file: stored)
                 }
                 log.write("fetched input \(source.name) from \(source.url): \(fetched.upload.size) bytes")
                 try await update(id) { record in

@@ -29,7 +29,7 @@ package actor JobService {
     }
 
     package let store: JobStore
-    private let threadPool: NIOThreadPool
+    let threadPool: NIOThreadPool
     private let maxQueued: Int
     /// Where the API serves an output, for the records' `url`s.
     let outputLink: OutputLink

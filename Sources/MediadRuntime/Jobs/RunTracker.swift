@@ -4,8 +4,9 @@ import Logging
 import MediaCore
 
 /// Keeps the runs under way on this server: starts a queued job's run when its scheduler says so, holds
-/// its place (`RunSlots`: a worker, or a fetch slot first for a job with URL inputs), and records how it
-/// ended. The server's counterpart of the CLI's `JobRunner`.
+/// its place (`RunSlots`: a worker, or a fetch slot first for a job with URL inputs), stages its inputs
+/// from the bucket when they are not here (`--objects`), and records how it ended. The server's
+/// counterpart of the CLI's `JobRunner`.
 ///
 /// Who calls whom: a `JobScheduler` calls `begin`; the run then saves the record through `JobService`,
 /// fetches the job's URL inputs (`JobService.fetchInputs`), hands the job to the `RunDispatcher`, off the
@@ -57,9 +58,14 @@ final class RunTracker {
         // `runs` file has the start before that, so every attempt a record counts has its line.
         Task {
             await jobs.coordination?.recordRunStart(started, jobs)
+            // With `--objects` the job's directory may be missing here (another replica received the job,
+            // or the scratch directory was lost): made before the record is saved into it.
+            let unplaced = await jobs.prepareScratch(started)
             try? await jobs.save(started)
             let outcome: Result<JobExecutor.Outcome, Error>
             do {
+                if let unplaced { throw unplaced }
+                try await jobs.stageInputs(started, run)
                 var ready = started
                 var fetchTime: TimeInterval = 0
                 if queued.hasInputsToFetch {

@@ -5,9 +5,11 @@ import NIOCore
 import MediadClient
 import ObjectStorage
 
-/// The outputs of jobs in the bucket of `--objects`: each at `jobs/<id>/outputs/<name>` under the prefix,
-/// put there when the job's run ends (before it is `succeeded`), read back for downloads (a presigned GET or
-/// a ranged stream), and removed with the job.
+/// The media of jobs in the bucket of `--objects`. Outputs are at `jobs/<id>/outputs/<name>` under the
+/// prefix, put there when the job's run ends (before it is `succeeded`), read back for downloads (a
+/// presigned GET or a ranged stream). Inputs are at `jobs/<id>/inputs/<name>` and the job's URLs at
+/// `jobs/<id>/egress.json`, stored before the job is queued (`JobObjects+Inputs`), so any replica can run
+/// it. All of them are removed with the job.
 ///
 /// Keys are this type's business alone: records keep the API's `url` of an output, never its key.
 package struct JobObjects: Sendable {
@@ -38,17 +40,22 @@ package struct JobObjects: Sendable {
             for output in outputs {
                 let key = Self.key(job: id, output: output.name)
                 let path = directory + "/" + output.name
-                let type = OutputContentType.of(output.name)
-                if output.size <= Self.singlePutLimit {
-                    try await client.putObject(key, body: .file(path), contentType: type, sha256Hex: output.sha256)
-                } else {
-                    try await MultipartPut(client: client, key: key, path: path, size: output.size, contentType: type)
-                        .run()
-                }
+                try await put(
+                    path, size: output.size, sha256: output.sha256, as: key, type: OutputContentType.of(output.name))
             }
         } catch {
             try? await removeJob(id)
             throw MediaError(.storageUnavailable, "the outputs could not be stored in the bucket: \(error)")
+        }
+    }
+
+    /// Puts the file at `path` as `key`: one PUT checked against `sha256` up to `singlePutLimit`, else a
+    /// multipart upload (aborted when it fails).
+    func put(_ path: String, size: Int64, sha256: String, as key: String, type: String) async throws {
+        if size <= Self.singlePutLimit {
+            try await client.putObject(key, body: .file(path), contentType: type, sha256Hex: sha256)
+        } else {
+            try await MultipartPut(client: client, key: key, path: path, size: size, contentType: type).run()
         }
     }
 

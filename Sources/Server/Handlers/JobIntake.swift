@@ -53,7 +53,8 @@ struct JobIntake {
     }
 
     /// Stores job `id` with its received inputs (moved into the job), the URLs it fetches its inputs from
-    /// and those it delivers its outputs to; the caller queues it.
+    /// and those it delivers its outputs to; the caller queues it. With `--objects`, the inputs and URLs
+    /// are in the bucket first, so that any replica can run the job.
     func create(
         id: String, options: JobOptions, received: [String: UploadReceiver.Part], sourceName: String?,
         owner: String?, callbackURL: String?, urls: InputURLs = InputURLs(), targets: OutputURLs = OutputURLs()
@@ -70,8 +71,35 @@ struct JobIntake {
         record.inputSources = urls.sources(options.kind)
         record.deliveries = targets.isEmpty ? nil : delivered.deliveries
         let egress = EgressTargets(inputs: urls.targets, outputs: delivered.urls)
+        if let objects = jobs.objects {
+            try await store(in: objects, id: id, options.kind, received, egress)
+        }
         let (files, stored) = (inputs, record)
-        try await threadPool.runIfActive { [store] in try store.create(stored, inputs: files, egress: egress) }
+        do {
+            try await threadPool.runIfActive { [store] in try store.create(stored, inputs: files, egress: egress) }
+        } catch {
+            try? await jobs.objects?.removeJob(id)
+            throw error
+        }
         return record
+    }
+
+    /// Puts into the bucket what a replica that claims job `id` needs and does not have yet: the received
+    /// inputs not put while they arrived (tus uploads, a raw mux body) and the job's URLs. A store that
+    /// fails is a 503 `storage_unavailable`; what was put is removed then.
+    private func store(
+        in objects: JobObjects, id: String, _ kind: JobKind, _ received: [String: UploadReceiver.Part],
+        _ egress: EgressTargets
+    ) async throws {
+        do {
+            for part in kind.inputs {
+                guard let upload = received[part.name], !upload.inBucket else { continue }
+                try await objects.putInput(job: id, name: part.storedName, file: upload.file)
+            }
+            if !egress.isEmpty { try await objects.putEgress(job: id, egress) }
+        } catch let error as MediaError {
+            try? await objects.removeJob(id)
+            throw ServiceError(error)
+        }
     }
 }

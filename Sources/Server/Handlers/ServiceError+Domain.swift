@@ -1,6 +1,7 @@
 import JobStore
 import MediaCore
 import MediadHTTP
+import MediadRuntime
 import NIOHTTP1
 
 /// The one place where the domain's errors become HTTP statuses.
@@ -33,7 +34,7 @@ extension ServiceError {
                 .badRequest
             case .unsupportedFormat: .unsupportedMediaType
             case .ioError, .internalError: .internalServerError
-            case .cancelled: .serviceUnavailable
+            case .cancelled, .storageUnavailable: .serviceUnavailable
             case .insufficientStorage, .quotaExceeded: .insufficientStorage
             default: .unprocessableEntity
             }

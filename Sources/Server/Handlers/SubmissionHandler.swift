@@ -30,7 +30,21 @@ struct SubmissionHandler {
     /// capacity and options from the head alone (so a refused upload is never read), receives the body,
     /// creates the job and queues it. The upload's name is the path's last segment or the `filename` option
     /// for a raw body, else the file part's name.
+    ///
+    /// With `--objects` the job's id is chosen first: its inputs go into the bucket under it while they
+    /// arrive, and a submission that makes no job removes what it put there.
     func createJob(_ request: Request) async throws -> Response {
+        let id = JobStore.newID()
+        guard let objects = jobs.objects else { return try await createJob(request, id: id) }
+        do {
+            return try await createJob(request, id: id)
+        } catch {
+            if await jobs.record(id) == nil { try? await objects.removeJob(id) }
+            throw error
+        }
+    }
+
+    private func createJob(_ request: Request, id: String) async throws -> Response {
         let kindName = try request.parameter("kind")
         guard let kind = JobKind(rawValue: kindName) else {
             throw ServiceError.notFound(
@@ -74,8 +88,10 @@ struct SubmissionHandler {
         if received.isEmpty, multipart == nil, !urls.isEmpty {
             try await requireNoBody(request)
         } else if received.isEmpty {
+            let destination = jobs.objects.map { InputDestination(objects: $0, job: id, kind: kind) }
             received = try await receiveBody(
-                request, kind, multipart: multipart, hold: hold, values: &values, callback: &callback)
+                request, kind, multipart: multipart, hold: hold, destination: destination, values: &values,
+                callback: &callback)
             do {
                 try urls.take(kind, from: &values, policy: configuration.egress)
                 try targets.take(from: &values, policy: configuration.egress)
@@ -115,11 +131,12 @@ struct SubmissionHandler {
             }
             if let callback { _ = try configuration.webhooks.check(callback) }
             let fingerprint = IdempotencyEntry(
-                jobID: JobStore.newID(), createdAt: Date(), options: options, callbackURL: callback,
+                jobID: id, createdAt: Date(), options: options, callbackURL: callback,
                 inputs: Dictionary(uniqueKeysWithValues: received.map { ($0.key, $0.value.file.sha256) })
                     .merging(urls.fingerprints) { file, _ in file })
             if let idempotency, let replay = try await replay(idempotency, fingerprint, wait: wait) {
                 await discard(received)
+                try? await jobs.objects?.removeJob(id)
                 return replay
             }
             try await intake.checkCapacity()
@@ -145,17 +162,24 @@ struct SubmissionHandler {
     }
 
     /// The inputs sent in the body: multipart file parts (whose fields join `values`, `callback_url` among
-    /// them) or one raw file; `hold` grows with a body of unknown length.
+    /// them) or one raw file; `hold` grows with a body of unknown length. With `destination` the files go
+    /// into the bucket as they arrive, but for a raw body whose part only its first bytes tell (mux): that
+    /// one is put whole when the job is made.
     private func receiveBody(
         _ request: Request, _ kind: JobKind, multipart: MultipartBoundary?, hold: StorageHold?,
-        values: inout [String: String], callback: inout String?
+        destination: InputDestination?, values: inout [String: String], callback: inout String?
     ) async throws -> [String: UploadReceiver.Part] {
         guard let boundary = multipart?.boundary else {
-            let file = try await uploads.receiveRaw(request.body, hold: hold)
-            return [try await rawPartName(kind, file): UploadReceiver.Part(file: file, filename: nil)]
+            let lone = kind.loneInput?.name
+            let file = try await uploads.receiveRaw(request.body, hold: hold, destination: destination, part: lone)
+            return [
+                try await rawPartName(kind, file): UploadReceiver.Part(
+                    file: file, filename: nil, inBucket: destination != nil && lone != nil)
+            ]
         }
         let form = try await uploads.receiveMultipart(
-            request.body, boundary: boundary, fileParts: kind.inputs.map(\.name), hold: hold)
+            request.body, boundary: boundary, fileParts: kind.inputs.map(\.name), hold: hold,
+            destination: destination)
         for (key, value) in form.fields {
             guard values[key] == nil else {
                 await discard(form.files)

@@ -1,5 +1,6 @@
 import Dispatch
 import JobStore
+import MediadRuntime
 import NIOCore
 import NIOPosix
 
@@ -35,6 +36,11 @@ final class BlockWriter<Sink: BlockSink> {
     private var appending: Task<Void, any Error>?
     /// The digests of the last two blocks, oldest first; each starts when the one before has ended.
     private var digesting: [Task<Void, Never>] = []
+    /// With `--objects`, the put into the bucket fed from the file as blocks land in it.
+    var object: InputObjectPut?
+    /// Bytes appended to the sink so far, and those of the append under way.
+    private var appended: Int64 = 0
+    private var appendingCount: Int64 = 0
 
     init(sink: Sink, threadPool: NIOThreadPool) {
         self.sink = sink
@@ -66,6 +72,7 @@ final class BlockWriter<Sink: BlockSink> {
         guard block.count > 0 else { return }
         try await completeAppend()
         if digesting.count == 2 { await digesting.removeFirst().value }
+        appendingCount = Int64(block.count)
         let buffers = block.take()
         let (sink, threadPool, previous) = (self.sink, self.threadPool, digesting.last)
         appending = Task {
@@ -85,11 +92,14 @@ final class BlockWriter<Sink: BlockSink> {
             })
     }
 
-    /// Waits for the append under way, if any.
+    /// Waits for the append under way, if any; the bytes it appended then feed the object's put.
     private func completeAppend() async throws {
         guard let appending else { return }
         self.appending = nil
         try await appending.value
+        appended += appendingCount
+        appendingCount = 0
+        try await object?.grew(to: appended)
     }
 
     /// Waits for every digest under way.
@@ -99,19 +109,36 @@ final class BlockWriter<Sink: BlockSink> {
 }
 
 extension BlockWriter where Sink == UploadFile {
-    /// A writer into a new upload file of the store.
-    convenience init(store: JobStore, threadPool: NIOThreadPool) async throws {
+    /// A writer into a new upload file of the store; with `object`, the file also goes into the bucket by
+    /// the put that `object` makes for the file's path, fed as the file grows.
+    convenience init(
+        store: JobStore, threadPool: NIOThreadPool, object: ((_ path: String) -> InputObjectPut?)? = nil
+    ) async throws {
         self.init(sink: try await threadPool.runIfActive { try store.makeUpload() }, threadPool: threadPool)
+        self.object = object?(sink.path)
     }
 
+    /// The file, synced, once its object (if any) is complete in the bucket. When the object cannot be
+    /// completed the file is removed and the put aborted.
     func finish() async throws -> UploadedFile {
         try await drain()
         let upload = sink
-        return try await threadPool.runIfActive { try upload.finish() }
+        let file = try await threadPool.runIfActive { try upload.finish() }
+        guard let object, file.size > 0 else { return file }
+        do {
+            try await object.finish(size: file.size, sha256: file.sha256)
+        } catch {
+            await object.abort()
+            await threadPool.removeUpload(at: file.path)
+            throw error
+        }
+        return file
     }
 
+    /// Removes the file and aborts its put into the bucket.
     func discard() async {
         await settle()
+        await object?.abort()
         let upload = sink
         try? await threadPool.runIfActive { upload.discard() }
     }

@@ -6,7 +6,9 @@ import NIOHTTP1
 import NIOPosix
 
 /// A `multipart/form-data` body parsed as it streams in (`MultipartScanner`): file parts go to upload
-/// files block by block, small text fields are kept as option values.
+/// files block by block (and, with `--objects`, into the bucket as they arrive), small text fields are
+/// kept as option values. Objects of parts received before a failure are removed with the job's objects
+/// by the submission.
 final class MultipartForm {
     static let maxFields = 32
     static let maxFieldBytes = 8 * 1024
@@ -22,8 +24,15 @@ final class MultipartForm {
     private var files: [String: UploadReceiver.Part] = [:]
     private var fields: [String: String] = [:]
 
-    init(boundary: String, fileParts: [String], store: JobStore, threadPool: NIOThreadPool) {
+    /// With `--objects`, where file parts go as they arrive.
+    private let destination: InputDestination?
+
+    init(
+        boundary: String, fileParts: [String], store: JobStore, threadPool: NIOThreadPool,
+        destination: InputDestination? = nil
+    ) {
         scanner = MultipartScanner(boundary: boundary)
+        self.destination = destination
         self.fileParts = fileParts
         self.store = store
         self.threadPool = threadPool
@@ -82,7 +91,11 @@ final class MultipartForm {
         }
         if fileParts.contains(name) {
             guard files[name] == nil else { throw ServiceError.invalidRequest("part '\(name)' is sent twice") }
-            currentFile = (name, disposition.filename, try await BlockWriter(store: store, threadPool: threadPool))
+            let destination = destination
+            let writer = try await BlockWriter(
+                store: store, threadPool: threadPool,
+                object: destination.map { destination in { destination.put(part: name, path: $0) } })
+            currentFile = (name, disposition.filename, writer)
         } else if disposition.filename != nil {
             throw ServiceError(
                 .badRequest, "unexpected_part",
@@ -99,7 +112,8 @@ final class MultipartForm {
     private func completePart() async throws {
         if let file = currentFile {
             currentFile = nil
-            files[file.name] = UploadReceiver.Part(file: try await file.writer.finish(), filename: file.filename)
+            files[file.name] = UploadReceiver.Part(
+                file: try await file.writer.finish(), filename: file.filename, inBucket: file.writer.object != nil)
         } else if var field = currentField, let name = try ContentDisposition(headers["content-disposition"] ?? "").name
         {
             currentField = nil

@@ -23,12 +23,20 @@ struct UploadReceiver {
         var file: UploadedFile
         var filename: String?
         var resumable: UploadWriter? = nil
+        /// Whether the file is in the bucket of `--objects` already, put while it arrived.
+        var inBucket = false
     }
 
     /// The whole body as one file. An empty body is `missing_input`; one that passes the caller's quota as
-    /// it arrives (`hold`) is `quota_exceeded`.
-    func receiveRaw(_ body: RequestBody, hold: StorageHold? = nil) async throws -> UploadedFile {
-        let writer = try await BlockWriter<UploadFile>(store: store, threadPool: threadPool)
+    /// it arrives (`hold`) is `quota_exceeded`. With `destination`, the body goes into the bucket as it
+    /// arrives as input `part` of the destination's job (503 `storage_unavailable` when the store fails).
+    func receiveRaw(
+        _ body: RequestBody, hold: StorageHold? = nil, destination: InputDestination? = nil, part: String? = nil
+    ) async throws -> UploadedFile {
+        let writer = try await BlockWriter<UploadFile>(
+            store: store, threadPool: threadPool,
+            object: destination.map { destination in { path in part.flatMap { destination.put(part: $0, path: path) } }
+            })
         do {
             while let chunk = try await body.next() {
                 try checkSize(body.received, hold)
@@ -42,15 +50,18 @@ struct UploadReceiver {
             return file
         } catch {
             await writer.discard()
-            throw error
+            throw InputDestination.refusal(error)
         }
     }
 
     /// A `multipart/form-data` body: parts named in `fileParts` become files, other parts become fields.
-    func receiveMultipart(_ body: RequestBody, boundary: String, fileParts: [String], hold: StorageHold? = nil)
-        async throws -> (files: [String: Part], fields: [String: String])
-    {
-        let form = MultipartForm(boundary: boundary, fileParts: fileParts, store: store, threadPool: threadPool)
+    /// With `destination`, each file part goes into the bucket as it arrives.
+    func receiveMultipart(
+        _ body: RequestBody, boundary: String, fileParts: [String], hold: StorageHold? = nil,
+        destination: InputDestination? = nil
+    ) async throws -> (files: [String: Part], fields: [String: String]) {
+        let form = MultipartForm(
+            boundary: boundary, fileParts: fileParts, store: store, threadPool: threadPool, destination: destination)
         do {
             while let chunk = try await body.next() {
                 try checkSize(body.received, hold)
@@ -59,7 +70,7 @@ struct UploadReceiver {
             return try await form.finish()
         } catch {
             await form.discard()
-            throw error
+            throw InputDestination.refusal(error)
         }
     }
 

@@ -179,8 +179,9 @@ extension ServeOptions {
         static let objects = ServeSetting.text(
             "objects",
             help: """
-                Keep job outputs in an S3 bucket, s3://bucket/prefix, checked with a probe object at start; credentials \
-                from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_SHARED_CREDENTIALS_FILE (default none: the data directory).
+                Keep job inputs and outputs in an S3 bucket, s3://bucket/prefix, checked with a probe object at start; \
+                credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_SHARED_CREDENTIALS_FILE (default \
+                none: the data directory).
                 """)
         static let s3Endpoint = ServeSetting.text(
             "s3-endpoint",
