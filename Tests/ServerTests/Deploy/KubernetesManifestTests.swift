@@ -156,6 +156,49 @@ import Testing
         let help = try Command.run(ServerProcess.binary, ["serve", "--help"]).text
         #expect(help.contains("MEDIAD_DATABASE_URL"))
     }
+
+    /// `deploy/kubernetes/objects`: the database overlay with media in a bucket, its keys from a Secret, and
+    /// no shared volume (the claim deleted, /data a pod's own emptyDir).
+    @Test func theObjectsOverlayNeedsNoSharedVolume() throws {
+        let overlay = Self.directory.appendingPathComponent("objects")
+        let script = """
+            import json, sys
+            import yaml
+            print(json.dumps([yaml.safe_load(open(p)) for p in sys.argv[1:]]))
+            """
+        let files = ["kustomization.yaml", "deployment-patch.yaml", "claim-delete.yaml"].map {
+            overlay.appendingPathComponent($0).path
+        }
+        let output = try Command.run("python3", ["-c", script] + files)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: output.stdout) as? [[String: Any]])
+        let (kustomization, patch, claim) = (parsed[0], parsed[1], parsed[2])
+        #expect(kustomization["resources"] as? [String] == ["../database"])
+        let patches = try #require(kustomization["patches"] as? [[String: Any]])
+        #expect(Set(patches.compactMap { $0["path"] as? String }) == ["deployment-patch.yaml", "claim-delete.yaml"])
+
+        let base = try Self.documents()
+        #expect(claim["kind"] as? String == "PersistentVolumeClaim" && claim["$patch"] as? String == "delete")
+        #expect(
+            claim[path: "metadata.name"] as? String
+                == base["PersistentVolumeClaim"]?[path: "metadata.name"] as? String)
+        let volumes = try #require(patch[path: "spec.template.spec.volumes"] as? [[String: Any]])
+        let data = try #require(volumes.first { $0["name"] as? String == "data" })
+        #expect(data["emptyDir"] != nil && data.keys.contains("persistentVolumeClaim"))
+        #expect(data["persistentVolumeClaim"] is NSNull, "the patch removes the base's claim from the volume")
+
+        let env = try #require(try Self.container(patch)["env"] as? [[String: Any]])
+        let objects = try #require(env.first { $0["name"] as? String == "MEDIAD_OBJECTS" })
+        #expect((objects["value"] as? String)?.hasPrefix("s3://") == true)
+        for (name, key) in [("AWS_ACCESS_KEY_ID", "access-key-id"), ("AWS_SECRET_ACCESS_KEY", "secret-access-key")] {
+            let variable = try #require(env.first { $0["name"] as? String == name }, "\(name)")
+            #expect(variable[path: "valueFrom.secretKeyRef.name"] as? String == "mediad-objects")
+            #expect(variable[path: "valueFrom.secretKeyRef.key"] as? String == key)
+        }
+        let help = try Command.run(ServerProcess.binary, ["serve", "--help"]).text
+        for name in env.compactMap({ $0["name"] as? String }) where name.hasPrefix("MEDIAD_") {
+            #expect(help.contains(name), "\(name) is not in mediad serve --help")
+        }
+    }
 }
 
 extension Dictionary where Key == String, Value == Any {
