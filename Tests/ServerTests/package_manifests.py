@@ -38,8 +38,10 @@ def fetch(url):
 def check_media_playlist(url, fmp4):
     fetch(url)
     playlist = m3u8.load(url)
-    if playlist.playlist_type != "vod" or not playlist.is_endlist:
-        problems.append(f"{url}: not a VOD playlist with EXT-X-ENDLIST")
+    # A finished package's media playlists stay EVENT (RFC 8216 §6.2.1: an EVENT playlist is only appended
+    # to) and end with EXT-X-ENDLIST, which makes them complete; nothing else is a finished playlist.
+    if playlist.playlist_type != "event" or not playlist.is_endlist:
+        problems.append(f"{url}: not an EVENT playlist ended with EXT-X-ENDLIST")
     if playlist.version != (7 if fmp4 else 3):
         problems.append(f"{url}: EXT-X-VERSION {playlist.version}")
     durations = [segment.duration for segment in playlist.segments]

@@ -24,10 +24,13 @@ struct PackageRendition {
         }.max() ?? 0
     }
 
-    init(_ segmenter: TrackSegmenter) {
+    /// The rendition of `segmenter`'s first `count` segments (all of them by default): while the job runs,
+    /// those whose duration is settled (`LivePlaylists`).
+    init(_ segmenter: TrackSegmenter, segments count: Int? = nil) {
+        let count = count ?? segmenter.segments.count
         track = segmenter.track
-        segments = segmenter.segments
-        durations = segmenter.durations
+        segments = Array(segmenter.segments.prefix(count))
+        durations = Array(segmenter.durations.prefix(count))
         initialization = segmenter.initialization
         timeBase = segmenter.timeBase
     }
