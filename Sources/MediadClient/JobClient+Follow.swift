@@ -40,7 +40,7 @@ extension JobClient {
     /// other end — an output it cannot follow (`output_not_ready`), a job that failed or ended first, a
     /// transfer cut by the job's failure or a broken connection — gives nil and leaves no file (the partial
     /// file is removed as the transfer fails). An output the server sends as it is now rather than following
-    /// it (an HLS package's master playlist) comes back whole at once; like any, it is kept only when the
+    /// it (a package's master playlist or MPD) comes back whole at once; like any, it is kept only when the
     /// finished job lists those bytes (`Followed.matches`). Never throws: what could not be followed is
     /// downloaded after the job's end, which reports any error.
     public func follow(_ id: String, into directory: String) async -> Followed? {

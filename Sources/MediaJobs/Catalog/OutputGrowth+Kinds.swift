@@ -62,13 +62,13 @@ extension DemuxJob {
 }
 
 extension PackageJob {
-    /// HLS packages: the master and media playlists are replaced as segments are written (`HLSPlaylists`,
-    /// `LivePlaylists`), and every initialization and media segment is written whole under its name: all
-    /// `replaced`. The I-frame playlists and the MPD are written when the job ends. A track folder is named
+    /// Packages: the HLS master and media playlists and the DASH MPD are replaced as segments are written
+    /// (`LivePlaylists`, `LiveMPD`), and every initialization and media segment is written whole under its
+    /// name: all `replaced`. The I-frame playlists are written when the job ends. A track folder is named
     /// by the input (`720p`, `video`, `audio`, `audio_2`), so any such name is accepted here.
     public static func growth(ofOutput name: String, options: Options) -> OutputGrowth? {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        if parts == [dashManifestName] { return options.format.writesDASH ? .completedAtEnd : nil }
+        if parts == [dashManifestName] { return options.format.writesDASH ? .replaced : nil }
         if parts == [hlsMasterName] { return options.format.writesHLS ? .replaced : nil }
         guard parts.count == 2, isTrackFolder(parts[0]) else { return nil }
         let file = parts[1]

@@ -13,9 +13,9 @@ public enum OutputGrowth: Sendable, Equatable {
     /// and cues, WAV's sizes) or written whole then: readable once the job succeeded.
     case completedAtEnd
     /// Written whole under its name while the job runs, each version complete (temporary file, then
-    /// rename), and possibly replaced whole by a newer one: a package's HLS media segments (written once)
-    /// and its media and master playlists (rewritten, longer, after each segment). Readable while the job
-    /// runs as the file is now, once it exists under its name.
+    /// rename), and possibly replaced whole by a newer one: a package's media segments (written once) and
+    /// its HLS playlists and DASH MPD (rewritten, longer, after each segment). Readable while the job runs
+    /// as the file is now, once it exists under its name.
     case replaced
 }
 

@@ -75,16 +75,19 @@ public struct PackageJob: Sendable {
         progress: ClosedRange<Double>
     ) throws -> PackageResult {
         let files = PackageFiles(directory: directory)
-        let live =
-            options.format.writesHLS
-            ? LivePlaylists(
-                files: files, segmentFormat: options.segmentFormat, segmentDuration: options.segmentDuration)
-            : nil
+        let live: Live = (
+            playlists: options.format.writesHLS
+                ? LivePlaylists(
+                    files: files, segmentFormat: options.segmentFormat, segmentDuration: options.segmentDuration)
+                : nil,
+            mpd: options.format.writesDASH
+                ? LiveMPD(files: files, segmentDuration: options.segmentDuration, duration: source.duration) : nil
+        )
         do {
             let (renditions, segmentWarnings) = try segment(
                 source, plan: plan, files: files, live: live, context: context, progress: progress)
             var result = try writeManifests(renditions, plan: plan, files: files, live: live)
-            result.warnings += segmentWarnings + (live?.stopped.map { [$0] } ?? [])
+            result.warnings += segmentWarnings + (live.playlists?.stopped.map { [$0] } ?? [])
             try files.syncAll()
             context.reportProgress(1)
             return result
@@ -94,13 +97,13 @@ public struct PackageJob: Sendable {
         }
     }
 
-    /// Reads the input once, cutting every kept track into segments and publishing the HLS playlists after
-    /// each cut (`live`); returns the renditions and a warning
+    /// Reads the input once, cutting every kept track into segments and publishing the HLS playlists and
+    /// the dynamic MPD after each cut (`live`); returns the renditions and a warning
     /// for each track whose encoder delay (AAC priming) the input hides with an edit list (segments carry
     /// every packet but no edit list, so players play the delay as a short silence at the start) or whose
     /// decode times had to be moved to keep increasing.
     private func segment(
-        _ source: InputFile, plan: PackagePlan, files: PackageFiles, live: LivePlaylists?, context: JobContext,
+        _ source: InputFile, plan: PackagePlan, files: PackageFiles, live: Live, context: JobContext,
         progress: ClosedRange<Double>
     ) throws -> ([PackageRendition], [String]) {
         let segmenters = try plan.tracks.map { track in
@@ -136,7 +139,8 @@ public struct PackageJob: Sendable {
             }
             for ready in try timeline.admit(packet) {
                 if try cutter.add(ready, track: ready.streamIndex, time: timeline.seconds(ready)) {
-                    try live?.publish(segmenters)
+                    try live.playlists?.publish(segmenters)
+                    try live.mpd?.publish(segmenters)
                 }
             }
         }
@@ -151,17 +155,18 @@ public struct PackageJob: Sendable {
         return (segmenters.map { PackageRendition($0) }, priming + segmenters.flatMap(\.warnings))
     }
 
-    /// Writes the media playlists (the last version of those `live` published: the remaining segments and
-    /// `#EXT-X-ENDLIST` appended), then the master playlist and/or the MPD, and describes the package.
+    /// Writes the final manifests over those `live` published: the static MPD, and the media playlists (the
+    /// last version of each with the remaining segments and `#EXT-X-ENDLIST` appended) then the master
+    /// playlist; describes the package.
     private func writeManifests(
-        _ renditions: [PackageRendition], plan: PackagePlan, files: PackageFiles, live: LivePlaylists?
+        _ renditions: [PackageRendition], plan: PackagePlan, files: PackageFiles, live: Live
     ) throws -> PackageResult {
         var manifests: [String] = []
-        if options.format.writesDASH {
-            try files.write(DASHManifest(renditions: renditions).document(), as: Self.dashManifestName)
+        if let mpd = live.mpd {
+            try files.write(mpd.final(renditions), as: Self.dashManifestName)
             manifests.append(Self.dashManifestName)
         }
-        if let live {
+        if let live = live.playlists {
             let longest = renditions.flatMap(\.durations).map(HLSPlaylists.rounded).max() ?? 0
             let playlists = HLSPlaylists(
                 renditions: renditions, segmentFormat: options.segmentFormat,
@@ -182,6 +187,9 @@ public struct PackageJob: Sendable {
             segmentDuration: options.segmentDuration, manifests: manifests,
             renditions: renditions.map { $0.summary(hasPlaylist: options.format.writesHLS) })
     }
+
+    /// What publishes the manifests while the package is written: the HLS playlists and/or the DASH MPD.
+    private typealias Live = (playlists: LivePlaylists?, mpd: LiveMPD?)
 
     /// A warning when the video's keyframes are so far apart that segments last over three times the target.
     private func keyframeWarnings(_ renditions: [PackageRendition]) -> [String] {

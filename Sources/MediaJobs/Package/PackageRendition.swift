@@ -5,6 +5,8 @@ struct PackageRendition {
     let track: PackagePlan.Track
     let segments: [TrackSegmenter.Segment]
     let durations: [Double]
+    /// The same durations in `timeBase` (`TrackSegmenter.ticks`).
+    let ticks: [Int64]
     let initialization: String?
     let timeBase: AVRational
     /// Its HLS media playlist's output name, `720p/index.m3u8`.
@@ -31,6 +33,7 @@ struct PackageRendition {
         track = segmenter.track
         segments = Array(segmenter.segments.prefix(count))
         durations = Array(segmenter.durations.prefix(count))
+        ticks = Array(segmenter.ticks.prefix(count))
         initialization = segmenter.initialization
         timeBase = segmenter.timeBase
     }

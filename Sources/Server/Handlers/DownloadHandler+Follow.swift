@@ -14,8 +14,8 @@ extension DownloadHandler {
     /// (`OutputFollower`), chunked, with no `Content-Length` and no `ETag` (its SHA-256 is not known yet); a
     /// `Range` or conditional field is ignored then (the whole output is sent, 200). An output completed when
     /// the job ends is 409 `output_not_ready`; one not written yet 409 `output_not_written`; one the job never
-    /// writes 404. An output written whole under its name while the job runs (`OutputGrowth.replaced`: an
-    /// HLS package's playlists and segments) is sent as it is now (`current`). A job that ended without
+    /// writes 404. An output written whole under its name while the job runs (`OutputGrowth.replaced`: a
+    /// package's playlists, MPD and segments) is sent as it is now (`current`). A job that ended without
     /// success is 409 `not_ready`, as before.
     func follow(_ record: JobRecord, name: String?) async throws -> Response {
         guard !record.state.isTerminal else {
@@ -52,10 +52,11 @@ extension DownloadHandler {
 
     /// A running job's output that is written whole under its name, possibly replaced later by a newer
     /// version (`OutputGrowth.replaced`): the file under its final name as it is now, 200 with its
-    /// `Content-Length`, `Cache-Control: no-cache` (a player fetches an `EVENT` playlist again for the new
-    /// segments) and no `ETag` (the SHA-256 is computed when the job ends); `Range` and the conditional
-    /// fields are ignored, as for a followed output. The descriptor is opened here: a newer version renamed
-    /// over the name later does not change the one being sent. 409 `output_not_written` before it exists.
+    /// `Content-Length`, `Cache-Control: no-cache` (a player fetches an `EVENT` playlist or a dynamic MPD
+    /// again for the new segments) and no `ETag` (the SHA-256 is computed when the job ends); `Range` and
+    /// the conditional fields are ignored, as for a followed output. The descriptor is opened here: a newer
+    /// version renamed over the name later does not change the one being sent. 409 `output_not_written`
+    /// before it exists.
     func current(_ record: JobRecord, name: String) async throws -> Response {
         let path = store.outputDirectory(id: record.id) + "/" + name
         let opened = try await threadPool.runIfActive { () -> (NIOFileHandle, Int)? in
