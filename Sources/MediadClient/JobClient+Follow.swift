@@ -39,8 +39,10 @@ extension JobClient {
     /// the body cleanly only when the job succeeded and lists the output with exactly the bytes sent; any
     /// other end — an output it cannot follow (`output_not_ready`), a job that failed or ended first, a
     /// transfer cut by the job's failure or a broken connection — gives nil and leaves no file (the partial
-    /// file is removed as the transfer fails). Never throws: what could not be followed is downloaded after
-    /// the job's end, which reports any error.
+    /// file is removed as the transfer fails). An output the server sends as it is now rather than following
+    /// it (a package's master playlist or MPD) comes back whole at once; like any, it is kept only when the
+    /// finished job lists those bytes (`Followed.matches`). Never throws: what could not be followed is
+    /// downloaded after the job's end, which reports any error.
     public func follow(_ id: String, into directory: String) async -> Followed? {
         guard !id.isEmpty, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         else { return nil }

@@ -43,6 +43,30 @@ struct OutputGrowthTests {
     @Test func otherKindsCompleteTheirOutputsAtTheEnd() throws {
         #expect(try growth(.mux, ["format": "ts"], "output.ts") == .appended)
         #expect(try growth(.mux, [:], "output.mp4") == .completedAtEnd)
-        #expect(try growth(.package, [:], "master.m3u8") == .completedAtEnd)
+    }
+
+    /// A package's HLS playlists, DASH MPD and segments are replaced whole while it runs; the I-frame
+    /// playlists are written at the end; names no package writes are nil.
+    @Test func packagePublishesManifestsAndSegments() throws {
+        for name in ["master.m3u8", "720p/index.m3u8", "audio_2/index.m3u8", "720p/init.mp4", "audio/init.m4a"] {
+            #expect(try growth(.package, [:], name) == .replaced, "\(name)")
+        }
+        #expect(try growth(.package, [:], "video/seg_00001.m4s") == .replaced)
+        #expect(try growth(.package, [:], "720p/seg_123456.m4s") == .replaced)
+        #expect(try growth(.package, ["segment_format": "ts"], "720p/seg_00001.ts") == .replaced)
+        #expect(try growth(.package, [:], "720p/iframes.m3u8") == .completedAtEnd)
+        #expect(try growth(.package, ["format": "cmaf"], "manifest.mpd") == .replaced)
+        #expect(try growth(.package, ["format": "cmaf"], "master.m3u8") == .replaced)
+        #expect(try growth(.package, ["format": "dash"], "manifest.mpd") == .replaced)
+        #expect(try growth(.package, ["format": "dash"], "240p/seg_00002.m4s") == .replaced)
+        for never in [
+            "manifest.mpd", "720p/seg_00001.ts", "720p/seg_00000.m4s", "720p/seg_1.m4s", "720p/seg_+0001.m4s",
+            "0p/index.m3u8", "audio_0/index.m3u8", "subs/index.m3u8", "720p/x/index.m3u8", "index.m3u8",
+            "ladder-intermediate.mp4",
+        ] {
+            #expect(try growth(.package, [:], never) == nil, "\(never)")
+        }
+        #expect(try growth(.package, ["format": "dash"], "master.m3u8") == nil)
+        #expect(try growth(.package, ["segment_format": "ts"], "720p/init.mp4") == nil)
     }
 }

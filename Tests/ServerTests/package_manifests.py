@@ -3,11 +3,14 @@
 Usage: package_manifests.py MANIFEST_URL   (an HLS master playlist .m3u8 or a DASH MPD .mpd)
 
 Follows every URI the manifests give (relative to the manifest's own URL, as a player resolves them),
-fetches each initialization and media segment and checks its Content-Type and its CORS header. Prints one
+fetches each initialization and media segment and checks its Content-Type and its CORS header. The
+manifests must be those of a finished package: media playlists ended with EXT-X-ENDLIST, a static MPD, and
+no gap (segments numbered one after the other, each DASH segment starting where the one before ended). Prints one
 JSON object: {"problems": [...], "codecs": [...], "durations": {...}, "variants": [...] (each HLS variant's
 attributes), "representations": [...] (each DASH representation's), ...}; no problem means it read clean.
 """
 import json
+import posixpath
 import sys
 import urllib.parse
 import urllib.request
@@ -38,10 +41,21 @@ def fetch(url):
 def check_media_playlist(url, fmp4):
     fetch(url)
     playlist = m3u8.load(url)
-    if playlist.playlist_type != "vod" or not playlist.is_endlist:
-        problems.append(f"{url}: not a VOD playlist with EXT-X-ENDLIST")
+    # A finished package's media playlists stay EVENT (RFC 8216 §6.2.1: an EVENT playlist is only appended
+    # to) and end with EXT-X-ENDLIST, which makes them complete; nothing else is a finished playlist.
+    if playlist.playlist_type != "event" or not playlist.is_endlist:
+        problems.append(f"{url}: not an EVENT playlist ended with EXT-X-ENDLIST")
     if playlist.version != (7 if fmp4 else 3):
         problems.append(f"{url}: EXT-X-VERSION {playlist.version}")
+    # Segments are numbered on from EXT-X-MEDIA-SEQUENCE (seg_00001 is 1), one after the other: one missing,
+    # an EXT-X-GAP or an EXT-X-DISCONTINUITY is a hole in the timeline.
+    suffix = ".m4s" if fmp4 else ".ts"
+    for number, segment in enumerate(playlist.segments, start=playlist.media_sequence):
+        if posixpath.basename(segment.uri) != f"seg_{number:05d}{suffix}":
+            problems.append(f"{url}: a gap: segment {number} is {segment.uri}")
+            break
+    if any(segment.discontinuity or segment.gap_tag for segment in playlist.segments):
+        problems.append(f"{url}: EXT-X-DISCONTINUITY or EXT-X-GAP")
     durations = [segment.duration for segment in playlist.segments]
     if not durations or playlist.target_duration < max(round(d) for d in durations):
         problems.append(f"{url}: EXT-X-TARGETDURATION {playlist.target_duration} below {durations}")
@@ -89,8 +103,9 @@ def check_hls(url):
 def check_dash(url):
     fetch(url)
     mpd = MPEGDASHParser.parse(url)
-    if mpd.type != "static":
-        problems.append(f"MPD type {mpd.type}")
+    # A finished package's MPD is static with its duration, whatever it was while the job ran (dynamic).
+    if mpd.type != "static" or not mpd.media_presentation_duration:
+        problems.append(f"MPD type {mpd.type}, mediaPresentationDuration {mpd.media_presentation_duration}")
     report["languages"] = []
     for set_index, adaptation in enumerate(mpd.periods[0].adaptation_sets):
         if adaptation.lang:
@@ -107,8 +122,14 @@ def check_dash(url):
             number = template.start_number
             timescale = template.timescale
             durations = []
+            end = None
             for entry in template.segment_timelines[0].Ss:
+                # Each S after the first starts where the one before ended: a t beyond it is a gap.
+                if entry.t is not None and end is not None and entry.t != end:
+                    problems.append(f"{representation.id}: a gap: segment {number} starts at {entry.t}, not {end}")
+                end = entry.t if entry.t is not None else (end or 0)
                 for _ in range((entry.r or 0) + 1):
+                    end += entry.d
                     media = template.media.replace("$Number%05d$", f"{number:05d}")
                     fetch(urllib.parse.urljoin(url, media))
                     durations.append(entry.d / timescale)

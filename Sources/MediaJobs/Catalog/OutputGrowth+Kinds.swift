@@ -60,3 +60,39 @@ extension DemuxJob {
         }
     }
 }
+
+extension PackageJob {
+    /// Packages: the HLS master and media playlists and the DASH MPD are replaced as segments are written
+    /// (`LivePlaylists`, `LiveMPD`), and every initialization and media segment is written whole under its
+    /// name: all `replaced`. The I-frame playlists are written when the job ends. A track folder is named
+    /// by the input (`720p`, `video`, `audio`, `audio_2`), so any such name is accepted here.
+    public static func growth(ofOutput name: String, options: Options) -> OutputGrowth? {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if parts == [dashManifestName] { return options.format.writesDASH ? .replaced : nil }
+        if parts == [hlsMasterName] { return options.format.writesHLS ? .replaced : nil }
+        guard parts.count == 2, isTrackFolder(parts[0]) else { return nil }
+        let file = parts[1]
+        switch file {
+        case "index.m3u8": return options.format.writesHLS ? .replaced : nil
+        case "iframes.m3u8": return options.format.writesHLS && options.segmentFormat == .fmp4 ? .completedAtEnd : nil
+        case "init.mp4", "init.m4a": return options.segmentFormat == .fmp4 ? .replaced : nil
+        default:
+            let suffix = "." + (options.segmentFormat == .ts ? "ts" : "m4s")
+            guard file.hasPrefix("seg_"), file.hasSuffix(suffix) else { return nil }
+            let number = file.dropFirst(4).dropLast(suffix.count)
+            return number.count >= 5 && isPositive(number) ? .replaced : nil
+        }
+    }
+
+    /// A folder `PackagePlan` names: `<height>p`, `video`, `audio` or `audio_<n>`.
+    private static func isTrackFolder(_ folder: String) -> Bool {
+        if folder == "video" || folder == "audio" { return true }
+        if folder.hasPrefix("audio_") { return isPositive(folder.dropFirst(6)) }
+        return folder.hasSuffix("p") && isPositive(folder.dropLast())
+    }
+
+    /// Whether `text` is ASCII digits only, and not zero.
+    private static func isPositive(_ text: Substring) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } && text.contains { $0 != "0" }
+    }
+}

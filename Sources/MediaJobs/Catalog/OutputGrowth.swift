@@ -1,5 +1,6 @@
 /// How a job writes one of its outputs, which says whether the output can be read while the job runs
-/// (`GET /jobs/{id}/outputs/{name}` on a running job follows it) or only once the job succeeded.
+/// (`GET /jobs/{id}/outputs/{name}` on a running job follows it, or sends what it is now) or only once the
+/// job succeeded.
 ///
 /// Every output is written to a hidden temporary file beside its name and renamed into place when it is
 /// complete (`OutputFile`); an appended output's temporary file only ever grows, so what a reader has read
@@ -11,6 +12,11 @@ public enum OutputGrowth: Sendable, Equatable {
     /// Rewritten when the job ends (a header or index completed then: faststart MP4, Matroska's duration
     /// and cues, WAV's sizes) or written whole then: readable once the job succeeded.
     case completedAtEnd
+    /// Written whole under its name while the job runs, each version complete (temporary file, then
+    /// rename), and possibly replaced whole by a newer one: a package's media segments (written once) and
+    /// its HLS playlists and DASH MPD (rewritten, longer, after each segment). Readable while the job runs
+    /// as the file is now, once it exists under its name.
+    case replaced
 }
 
 extension MediaJob {

@@ -1,22 +1,46 @@
 import CFFmpeg
+import Foundation
 
-/// Writes a package's DASH MPD (ISO/IEC 23009-1): static, one period, an adaptation set holding every
-/// video rendition (the ladder's representations, between which players switch) and one per audio track
-/// (with its language), each representation addressed by a `SegmentTemplate` with a `SegmentTimeline` of
-/// the segments' real start times and durations. URLs are relative to the MPD.
+/// Writes a package's DASH MPD (ISO/IEC 23009-1): one period, an adaptation set holding every video
+/// rendition (the ladder's representations, between which players switch) and one per audio track (with
+/// its language), each representation addressed by a `SegmentTemplate` with a `SegmentTimeline` of the
+/// segments' real start times and durations. URLs are relative to the MPD.
+///
+/// While the job runs the MPD is `dynamic` (`LiveMPD`): its timeline lists the segments written so far and
+/// `minimumUpdatePeriod` asks players to fetch it again; the final MPD is `static`, with the whole
+/// presentation's `mediaPresentationDuration`. Both carry the same `availabilityStartTime`, as an MPD
+/// update must (§5.4): the wall-clock time of media time 0.
 struct DASHManifest {
     let renditions: [PackageRendition]
+    /// `availabilityStartTime`: when the package began, the wall-clock time of media time 0.
+    let availabilityStart: Date
+    /// `publishTime`: when this version is written.
+    let published: Date
+    /// What a `dynamic` MPD adds; nil for the final, `static` one.
+    let dynamic: Dynamic?
+
+    /// The attributes of a `dynamic` MPD, in whole seconds.
+    struct Dynamic {
+        /// `minimumUpdatePeriod`: how soon a player fetches the MPD again.
+        let updatePeriod: Int
+        /// `suggestedPresentationDelay`: how far behind the live edge a player starts; nil for none.
+        let presentationDelay: Int?
+    }
 
     func document() -> String {
-        let duration = renditions.map(\.span).max() ?? 0
         let longest = renditions.flatMap(\.durations).max() ?? 1
-        var lines = [
-            #"<?xml version="1.0" encoding="utf-8"?>"#,
+        var root =
             #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" "#
-                + #"type="static" mediaPresentationDuration="\#(Self.duration(duration))" "#
-                + #"minBufferTime="\#(Self.duration(longest))">"#,
-            #"  <Period id="0" start="PT0S">"#,
-        ]
+        if let dynamic {
+            root += #"type="dynamic" minimumUpdatePeriod="PT\#(dynamic.updatePeriod)S" "#
+            if let delay = dynamic.presentationDelay { root += #"suggestedPresentationDelay="PT\#(delay)S" "# }
+        } else {
+            let duration = renditions.map(\.span).max() ?? 0
+            root += #"type="static" mediaPresentationDuration="\#(Self.duration(duration))" "#
+        }
+        root += #"availabilityStartTime="\#(Self.dateTime(availabilityStart))" "#
+        root += #"publishTime="\#(Self.dateTime(published))" minBufferTime="\#(Self.duration(longest))">"#
+        var lines = [#"<?xml version="1.0" encoding="utf-8"?>"#, root, #"  <Period id="0" start="PT0S">"#]
         let videos = renditions.filter { $0.track.isVideo }
         let sets = (videos.isEmpty ? [] : [videos]) + renditions.filter { !$0.track.isVideo }.map { [$0] }
         for (index, set) in sets.enumerated() {
@@ -67,9 +91,7 @@ struct DASHManifest {
     /// `S` elements: the first with its start `t`, runs of equal durations folded into `r` repeats.
     private func timeline(_ rendition: PackageRendition) -> [String] {
         let segments = rendition.segments
-        let ticks = segments.indices.map { index in
-            (index + 1 < segments.count ? segments[index + 1].start : segments[index].end) - segments[index].start
-        }
+        let ticks = rendition.ticks
         var elements: [String] = []
         var index = 0
         while index < ticks.count {
@@ -80,6 +102,13 @@ struct DASHManifest {
             index += repeats + 1
         }
         return elements
+    }
+
+    /// An `xs:dateTime` in UTC with milliseconds: `2026-11-28T10:00:00.123Z`.
+    private static func dateTime(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
     }
 
     /// An ISO 8601 duration in seconds with millisecond precision: `PT12.345S`.

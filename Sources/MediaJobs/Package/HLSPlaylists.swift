@@ -1,29 +1,45 @@
 import CFFmpeg
 
-/// Writes a package's HLS playlists (RFC 8216): a VOD media playlist per rendition, beside its segments,
-/// an I-frame playlist for fMP4 video, and the master playlist, whose variants are the video renditions
-/// (or the first audio track) with the audio tracks as an `EXT-X-MEDIA` group. Every URI is relative, so the playlists work wherever the files are served.
+/// Writes a package's HLS playlists (RFC 8216): an `EVENT` media playlist per rendition, beside its
+/// segments, an I-frame playlist for fMP4 video, and the master playlist, whose variants are the video
+/// renditions (or the first audio track) with the audio tracks as an `EXT-X-MEDIA` group. Every URI is
+/// relative, so the playlists work wherever the files are served.
+///
+/// The media playlists are `EVENT` playlists while the job runs (`LivePlaylists`) and stay `EVENT`, with
+/// `#EXT-X-ENDLIST` added, when it ends: RFC 8216 §6.2.1 lets a server change an `EVENT` playlist only by
+/// appending to it ("MUST NOT change or remove any part" of it) and adding `EXT-X-ENDLIST`, so turning it
+/// into `VOD` at the end would change a line a player that read it while the job ran already holds. With
+/// `EXT-X-ENDLIST` players treat it as video on demand: the whole timeline, seekable, no reload.
 struct HLSPlaylists {
     let renditions: [PackageRendition]
     let segmentFormat: PackageJob.SegmentFormat
+    /// `EXT-X-TARGETDURATION`, the same in every version of a media playlist (RFC 8216 §6.2.1 forbids
+    /// changing it): at least each segment's duration rounded to the nearest second (§4.3.3.1).
+    let targetDuration: Int
 
     /// 7 for fMP4 segments (`EXT-X-MAP` outside I-frame playlists needs 6, and Apple's authoring rules ask
     /// 7 for fMP4); 3 for MPEG-TS, for decimal `EXTINF` durations.
     var version: Int { segmentFormat == .fmp4 ? 7 : 3 }
 
-    /// The media playlist of `rendition`.
-    func mediaPlaylist(_ rendition: PackageRendition) -> String { playlist(rendition, iFramesOnly: false) }
+    /// The media playlist of `rendition`: its segments so far, with `#EXT-X-ENDLIST` once `ended`.
+    func mediaPlaylist(_ rendition: PackageRendition, ended: Bool) -> String {
+        playlist(rendition, iFramesOnly: false, ended: ended)
+    }
 
-    /// The I-frame playlist of a video rendition: each segment's opening keyframe as a byte range of the
-    /// segment (its `moof` and the frame), lasting until the next one.
-    func iFramePlaylist(_ rendition: PackageRendition) -> String { playlist(rendition, iFramesOnly: true) }
+    /// The I-frame playlist of a video rendition, written once when the job ends (so `VOD`): each segment's
+    /// opening keyframe as a byte range of the segment (its `moof` and the frame), lasting until the next one.
+    func iFramePlaylist(_ rendition: PackageRendition) -> String {
+        playlist(rendition, iFramesOnly: true, ended: true)
+    }
 
-    private func playlist(_ rendition: PackageRendition, iFramesOnly: Bool) -> String {
+    /// A segment's duration as `EXT-X-TARGETDURATION` counts it: rounded to the nearest second.
+    static func rounded(_ duration: Double) -> Int { Int(duration.rounded()) }
+
+    private func playlist(_ rendition: PackageRendition, iFramesOnly: Bool, ended: Bool) -> String {
         let durations = rendition.durations
-        let target = max(1, durations.map { Int($0.rounded()) }.max() ?? 1)
         var lines = [
-            "#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-TARGETDURATION:\(target)", "#EXT-X-MEDIA-SEQUENCE:1",
-            "#EXT-X-PLAYLIST-TYPE:VOD",
+            "#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-TARGETDURATION:\(targetDuration)",
+            "#EXT-X-MEDIA-SEQUENCE:1", "#EXT-X-PLAYLIST-TYPE:\(iFramesOnly ? "VOD" : "EVENT")",
         ]
         if iFramesOnly { lines.append("#EXT-X-I-FRAMES-ONLY") }
         lines.append("#EXT-X-INDEPENDENT-SEGMENTS")
@@ -35,14 +51,15 @@ struct HLSPlaylists {
             if iFramesOnly, let bytes = segment.keyframeBytes { lines.append("#EXT-X-BYTERANGE:\(bytes)@0") }
             lines.append(Self.fileName(segment.name))
         }
-        lines.append("#EXT-X-ENDLIST")
+        if ended { lines.append("#EXT-X-ENDLIST") }
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// The master playlist: a variant per video rendition (the ladder's, largest first), or the first
     /// audio track of an audio-only package, each with the audio group's peak and average rates added,
-    /// and an I-frame variant per video rendition that has one.
-    func masterPlaylist() -> String {
+    /// and `withIFrames` an I-frame variant per video rendition that has one (their playlists are written
+    /// when the job ends).
+    func masterPlaylist(withIFrames: Bool) -> String {
         let videos = renditions.filter { $0.track.isVideo }
         let audio = renditions.filter { !$0.track.isVideo }
         var lines = ["#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-INDEPENDENT-SEGMENTS"]
@@ -76,7 +93,7 @@ struct HLSPlaylists {
             lines.append("#EXT-X-STREAM-INF:" + attributes.joined(separator: ","))
             lines.append(variant.playlist)
         }
-        for video in videos {
+        for video in videos where withIFrames {
             guard let iFrames = video.iFramePlaylist, case .video(let width, let height, _) = video.track.media else {
                 continue
             }

@@ -11,8 +11,10 @@ import MediaCore
 /// written, for a package that fails half-way.
 final class PackageFiles {
     let directory: String
-    /// Output names (`720p/seg_00001.m4s`) in the order they were written.
+    /// Output names (`720p/seg_00001.m4s`) in the order they were first written; a playlist written again
+    /// (replaced whole, `LivePlaylists`) is listed once.
     private(set) var names: [String] = []
+    private var written: Set<String> = []
     private var folders: Set<String> = []
 
     init(directory: String) { self.directory = directory }
@@ -27,7 +29,8 @@ final class PackageFiles {
         try Array(text.utf8).withUnsafeBytes { try write($0, as: name) }
     }
 
-    /// Writes `bytes` as `name`, a path relative to the package's directory, creating its folder.
+    /// Writes `bytes` as `name`, a path relative to the package's directory, creating its folder; a file
+    /// already of that name is replaced at once, by the rename, so a reader finds one version or the other.
     func write(_ bytes: UnsafeRawBufferPointer, as name: String) throws {
         let path = directory + "/" + name
         let folder = (path as NSString).deletingLastPathComponent
@@ -57,7 +60,7 @@ final class PackageFiles {
                 throw error
             }
         }
-        names.append(name)
+        if written.insert(name).inserted { names.append(name) }
     }
 
     /// Syncs every file written, then every folder written into and the package's directory, so the
@@ -75,5 +78,6 @@ final class PackageFiles {
         for name in names { unlink(directory + "/" + name) }
         for folder in folders.sorted(by: >) where folder != directory { rmdir(folder) }
         names.removeAll()
+        written.removeAll()
     }
 }

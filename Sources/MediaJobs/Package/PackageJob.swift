@@ -75,11 +75,19 @@ public struct PackageJob: Sendable {
         progress: ClosedRange<Double>
     ) throws -> PackageResult {
         let files = PackageFiles(directory: directory)
+        let live: Live = (
+            playlists: options.format.writesHLS
+                ? LivePlaylists(
+                    files: files, segmentFormat: options.segmentFormat, segmentDuration: options.segmentDuration)
+                : nil,
+            mpd: options.format.writesDASH
+                ? LiveMPD(files: files, segmentDuration: options.segmentDuration, duration: source.duration) : nil
+        )
         do {
             let (renditions, segmentWarnings) = try segment(
-                source, plan: plan, files: files, context: context, progress: progress)
-            var result = try writeManifests(renditions, plan: plan, files: files)
-            result.warnings += segmentWarnings
+                source, plan: plan, files: files, live: live, context: context, progress: progress)
+            var result = try writeManifests(renditions, plan: plan, files: files, live: live)
+            result.warnings += segmentWarnings + (live.playlists?.stopped.map { [$0] } ?? [])
             try files.syncAll()
             context.reportProgress(1)
             return result
@@ -89,12 +97,13 @@ public struct PackageJob: Sendable {
         }
     }
 
-    /// Reads the input once, cutting every kept track into segments; returns the renditions and a warning
+    /// Reads the input once, cutting every kept track into segments and publishing the HLS playlists and
+    /// the dynamic MPD after each cut (`live`); returns the renditions and a warning
     /// for each track whose encoder delay (AAC priming) the input hides with an edit list (segments carry
     /// every packet but no edit list, so players play the delay as a short silence at the start) or whose
     /// decode times had to be moved to keep increasing.
     private func segment(
-        _ source: InputFile, plan: PackagePlan, files: PackageFiles, context: JobContext,
+        _ source: InputFile, plan: PackagePlan, files: PackageFiles, live: Live, context: JobContext,
         progress: ClosedRange<Double>
     ) throws -> ([PackageRendition], [String]) {
         let segmenters = try plan.tracks.map { track in
@@ -129,7 +138,10 @@ public struct PackageJob: Sendable {
                     progress.lowerBound + (progress.upperBound - progress.lowerBound) * source.progress)
             }
             for ready in try timeline.admit(packet) {
-                try cutter.add(ready, track: ready.streamIndex, time: timeline.seconds(ready))
+                if try cutter.add(ready, track: ready.streamIndex, time: timeline.seconds(ready)) {
+                    try live.playlists?.publish(segmenters)
+                    try live.mpd?.publish(segmenters)
+                }
             }
         }
         for ready in try timeline.drain() {
@@ -140,27 +152,32 @@ public struct PackageJob: Sendable {
             throw MediaError(
                 .emptyInput, "track \(segmenter.track.sourceIndex) (\(segmenter.track.codec)) holds no samples")
         }
-        return (segmenters.map(PackageRendition.init), priming + segmenters.flatMap(\.warnings))
+        return (segmenters.map { PackageRendition($0) }, priming + segmenters.flatMap(\.warnings))
     }
 
-    /// Writes the media playlists, then the master playlist and/or the MPD, and describes the package.
+    /// Writes the final manifests over those `live` published: the static MPD, and the media playlists (the
+    /// last version of each with the remaining segments and `#EXT-X-ENDLIST` appended) then the master
+    /// playlist; describes the package.
     private func writeManifests(
-        _ renditions: [PackageRendition], plan: PackagePlan, files: PackageFiles
+        _ renditions: [PackageRendition], plan: PackagePlan, files: PackageFiles, live: Live
     ) throws -> PackageResult {
         var manifests: [String] = []
-        if options.format.writesDASH {
-            try files.write(DASHManifest(renditions: renditions).document(), as: Self.dashManifestName)
+        if let mpd = live.mpd {
+            try files.write(mpd.final(renditions), as: Self.dashManifestName)
             manifests.append(Self.dashManifestName)
         }
-        if options.format.writesHLS {
-            let playlists = HLSPlaylists(renditions: renditions, segmentFormat: options.segmentFormat)
+        if let live = live.playlists {
+            let longest = renditions.flatMap(\.durations).map(HLSPlaylists.rounded).max() ?? 0
+            let playlists = HLSPlaylists(
+                renditions: renditions, segmentFormat: options.segmentFormat,
+                targetDuration: max(live.targetDuration, longest))
             for rendition in renditions {
-                try files.write(playlists.mediaPlaylist(rendition), as: rendition.playlist)
+                try files.write(playlists.mediaPlaylist(rendition, ended: true), as: rendition.playlist)
                 if rendition.track.isVideo, let iFrames = rendition.iFramePlaylist {
                     try files.write(playlists.iFramePlaylist(rendition), as: iFrames)
                 }
             }
-            try files.write(playlists.masterPlaylist(), as: Self.hlsMasterName)
+            try files.write(playlists.masterPlaylist(withIFrames: true), as: Self.hlsMasterName)
             manifests.insert(Self.hlsMasterName, at: 0)
         }
         return PackageResult(
@@ -170,6 +187,9 @@ public struct PackageJob: Sendable {
             segmentDuration: options.segmentDuration, manifests: manifests,
             renditions: renditions.map { $0.summary(hasPlaylist: options.format.writesHLS) })
     }
+
+    /// What publishes the manifests while the package is written: the HLS playlists and/or the DASH MPD.
+    private typealias Live = (playlists: LivePlaylists?, mpd: LiveMPD?)
 
     /// A warning when the video's keyframes are so far apart that segments last over three times the target.
     private func keyframeWarnings(_ renditions: [PackageRendition]) -> [String] {

@@ -5,6 +5,8 @@ struct PackageRendition {
     let track: PackagePlan.Track
     let segments: [TrackSegmenter.Segment]
     let durations: [Double]
+    /// The same durations in `timeBase` (`TrackSegmenter.ticks`).
+    let ticks: [Int64]
     let initialization: String?
     let timeBase: AVRational
     /// Its HLS media playlist's output name, `720p/index.m3u8`.
@@ -24,10 +26,14 @@ struct PackageRendition {
         }.max() ?? 0
     }
 
-    init(_ segmenter: TrackSegmenter) {
+    /// The rendition of `segmenter`'s first `count` segments (all of them by default): while the job runs,
+    /// those whose duration is settled (`LivePlaylists`).
+    init(_ segmenter: TrackSegmenter, segments count: Int? = nil) {
+        let count = count ?? segmenter.segments.count
         track = segmenter.track
-        segments = segmenter.segments
-        durations = segmenter.durations
+        segments = Array(segmenter.segments.prefix(count))
+        durations = Array(segmenter.durations.prefix(count))
+        ticks = Array(segmenter.ticks.prefix(count))
         initialization = segmenter.initialization
         timeBase = segmenter.timeBase
     }

@@ -25,23 +25,29 @@ struct SegmentCutter {
         self.target = target
     }
 
-    /// Routes one packet of track `index` whose presentation time is `time` seconds.
-    mutating func add(_ packet: Packet, track index: Int, time: Double) throws {
-        guard let segmenter = segmenters[index] else { return }
+    /// Routes one packet of track `index` whose presentation time is `time` seconds; true when it ended
+    /// every track's segment (each segmenter wrote its file) and starts the next one.
+    @discardableResult
+    mutating func add(_ packet: Packet, track index: Int, time: Double) throws -> Bool {
+        guard let segmenter = segmenters[index] else { return false }
         guard index == anchor else {
             if let start = segmentStart, time < start + target, waiting[index, default: []].isEmpty {
-                return try segmenter.write(packet)
+                try segmenter.write(packet)
+            } else {
+                waiting[index, default: []].append((try packet.clone(), time))
             }
-            waiting[index, default: []].append((try packet.clone(), time))
-            return
+            return false
         }
+        var cutHere = false
         if let start = segmentStart, packet.isKeyframe, time - start + Self.tolerance >= target {
             try cut(at: time)
+            cutHere = true
         } else if segmentStart == nil {
             segmentStart = time
             try release(before: time + target)
         }
         try segmenter.write(packet)
+        return cutHere
     }
 
     /// Ends every track's segment at `time`: what waits before it goes into the segment ending, then the

@@ -156,12 +156,14 @@ final class TrackSegmenter {
         return String(repeating: "0", count: max(0, 5 - digits.count)) + digits
     }
 
-    /// Each segment's duration in seconds: from its start to the next one's, the last to its own end, so
-    /// the durations add up to the track's whole span with no gap.
-    var durations: [Double] {
+    /// Each segment's duration in `timeBase`: from its start to the next one's, the last to its own end,
+    /// so the durations add up to the track's whole span with no gap (a DASH `SegmentTimeline`'s `d`).
+    var ticks: [Int64] {
         segments.indices.map { index in
-            let end = index + 1 < segments.count ? segments[index + 1].start : segments[index].end
-            return Double(end - segments[index].start) * av_q2d(timeBase)
+            (index + 1 < segments.count ? segments[index + 1].start : segments[index].end) - segments[index].start
         }
     }
+
+    /// `ticks` in seconds (HLS `#EXTINF`).
+    var durations: [Double] { ticks.map { Double($0) * av_q2d(timeBase) } }
 }

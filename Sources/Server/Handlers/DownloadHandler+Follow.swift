@@ -14,7 +14,9 @@ extension DownloadHandler {
     /// (`OutputFollower`), chunked, with no `Content-Length` and no `ETag` (its SHA-256 is not known yet); a
     /// `Range` or conditional field is ignored then (the whole output is sent, 200). An output completed when
     /// the job ends is 409 `output_not_ready`; one not written yet 409 `output_not_written`; one the job never
-    /// writes 404. A job that ended without success is 409 `not_ready`, as before.
+    /// writes 404. An output written whole under its name while the job runs (`OutputGrowth.replaced`: a
+    /// package's playlists, MPD and segments) is sent as it is now (`current`). A job that ended without
+    /// success is 409 `not_ready`, as before.
     func follow(_ record: JobRecord, name: String?) async throws -> Response {
         guard !record.state.isTerminal else {
             throw ServiceError(
@@ -24,6 +26,7 @@ extension DownloadHandler {
         guard let growth = try record.kind.growth(ofOutput: wanted, options: record.options) else {
             throw ServiceError.notFound("job \(record.id) has no output \(wanted)")
         }
+        if growth == .replaced { return try await current(record, name: wanted) }
         guard growth == .appended else {
             throw ServiceError(
                 .conflict, "output_not_ready",
@@ -45,6 +48,44 @@ extension DownloadHandler {
             "content-disposition": ContentDisposition.attachment(filename: downloadName(wanted, record)),
         ]
         return Response(status: .ok, headers: headers, body: .stream(ResponseStream { await follower.send(to: $0) }))
+    }
+
+    /// A running job's output that is written whole under its name, possibly replaced later by a newer
+    /// version (`OutputGrowth.replaced`): the file under its final name as it is now, 200 with its
+    /// `Content-Length`, `Cache-Control: no-cache` (a player fetches an `EVENT` playlist or a dynamic MPD
+    /// again for the new segments) and no `ETag` (the SHA-256 is computed when the job ends); `Range` and
+    /// the conditional fields are ignored, as for a followed output. The descriptor is opened here: a newer
+    /// version renamed over the name later does not change the one being sent. 409 `output_not_written`
+    /// before it exists.
+    func current(_ record: JobRecord, name: String) async throws -> Response {
+        let path = store.outputDirectory(id: record.id) + "/" + name
+        let opened = try await threadPool.runIfActive { () -> (NIOFileHandle, Int)? in
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard descriptor >= 0 else { return nil }
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+                close(descriptor)
+                return nil
+            }
+            return (NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor), Int(status.st_size))
+        }
+        guard record.state == .running, let (handle, size) = opened else {
+            if let (handle, _) = opened { try handle.close() }
+            throw ServiceError(
+                .conflict, "output_not_written",
+                "job \(record.id) has not written output \(name) yet (job \(record.state.rawValue)); retry later")
+        }
+        let headers: HTTPHeaders = [
+            "content-type": OutputContentType.of(name),
+            "cache-control": "no-cache",
+            "content-disposition": ContentDisposition.attachment(filename: downloadName(name, record)),
+        ]
+        guard size > 0 else {
+            try handle.close()
+            return Response(status: .ok, headers: headers)
+        }
+        let region = FileRegion(fileHandle: handle, readerIndex: 0, endIndex: size)
+        return Response(status: .ok, headers: headers, body: .file(region))
     }
 
     /// Whether the worker has begun writing output `name` (`openWritten` finds it).
