@@ -35,7 +35,7 @@ final class RunTracker {
     var capacity: Int { slots.capacity }
 
     /// Starts a run of a queued job for which `hasRoom(for:)`: one more attempt, saved as `running` before
-    /// the run can end.
+    /// the run can end. A job whose input still arrives takes its end only once the upload ended.
     func begin(_ queued: JobRecord, _ jobs: isolated JobService) {
         slots.take(for: queued)
         var record = queued
@@ -52,12 +52,13 @@ final class RunTracker {
         jobs.records.runStarted(record.id, run)
         let started = record
         let dispatcher = dispatcher
+        let arrival = jobs.arrivals[record.id]
         // The record says `running` on disk before the run can end and say anything else; a shared store's
         // `runs` file has the start before that, so every attempt a record counts has its line.
         Task {
             await jobs.coordination?.recordRunStart(started, jobs)
             try? await jobs.save(started)
-            let outcome: Result<JobExecutor.Outcome, Error>
+            var outcome: Result<JobExecutor.Outcome, Error>
             do {
                 var ready = started
                 var fetchTime: TimeInterval = 0
@@ -71,6 +72,7 @@ final class RunTracker {
             } catch {
                 outcome = .failure(error)
             }
+            if let arrival { outcome = await jobs.gate(started.id, outcome, on: arrival) }
             await self.completed(started.id, RunEnd(outcome, stop: run.stopReason), jobs)
         }
     }

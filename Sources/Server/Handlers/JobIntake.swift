@@ -46,11 +46,13 @@ struct JobIntake {
         }
     }
 
-    /// Stores job `id` with its received inputs (moved into the job), the URLs it fetches its inputs from
-    /// and those it delivers its outputs to; the caller queues it.
+    /// Stores job `id` with its received inputs (moved into the job), the input still `arriving` at `path`
+    /// if any (moved too, and written on there), the URLs it fetches its inputs from and those it delivers
+    /// its outputs to; the caller queues it.
     func create(
         id: String, options: JobOptions, received: [String: UploadReceiver.Part], sourceName: String?,
-        owner: String?, callbackURL: String?, urls: InputURLs = InputURLs(), targets: OutputURLs = OutputURLs()
+        owner: String?, callbackURL: String?, urls: InputURLs = InputURLs(), targets: OutputURLs = OutputURLs(),
+        arriving: (input: ArrivingInput, path: String)? = nil
     ) async throws -> JobRecord {
         let delivered = try targets.deliveries(primaryName: try options.kind.primaryOutput(for: options))
         var inputs: [String: UploadedFile] = [:]
@@ -63,9 +65,13 @@ struct JobIntake {
             sourceName: sourceName, owner: owner, callbackURL: callbackURL)
         record.inputSources = urls.sources(options.kind)
         record.deliveries = targets.isEmpty ? nil : delivered.deliveries
+        record.arrivingInputs = arriving.map { [$0.input] }
         let egress = EgressTargets(inputs: urls.targets, outputs: delivered.urls)
         let (files, stored) = (inputs, record)
-        try await threadPool.runIfActive { [store] in try store.create(stored, inputs: files, egress: egress) }
+        let moving = arriving.map { (name: $0.input.name, path: $0.path) }
+        try await threadPool.runIfActive { [store] in
+            try store.create(stored, inputs: files, arriving: moving, egress: egress)
+        }
         return record
     }
 }

@@ -28,7 +28,8 @@ struct SubmissionHandler {
 
     /// `POST /jobs/{kind}` (and `PUT`, with or without a file name after it): checks kind, conditions, size,
     /// capacity and options from the head alone (so a refused upload is never read), receives the body,
-    /// creates the job and queues it. The upload's name is the path's last segment or the `filename` option
+    /// creates the job and queues it; a raw body that may arrive while its job runs (`arrivingPart`) makes
+    /// and queues the job once its head has been screened. The upload's name is the path's last segment or the `filename` option
     /// for a raw body, else the file part's name.
     func createJob(_ request: Request) async throws -> Response {
         let kindName = try request.parameter("kind")
@@ -71,6 +72,15 @@ struct SubmissionHandler {
             }
         }
 
+        if received.isEmpty, multipart == nil, urls.isEmpty {
+            let options = try JobIntake.options(kind, values)
+            if let part = try arrivingPart(request, kind, options, idempotency: idempotency) {
+                let submission = ArrivingSubmission(
+                    kind: kind, part: part, options: options, length: request.contentLength ?? 0,
+                    sourceName: requestedName, callback: callback, targets: targets, wait: wait)
+                return try await createArrivingJob(request, submission, hold: hold)
+            }
+        }
         if received.isEmpty, multipart == nil, !urls.isEmpty {
             try await requireNoBody(request)
         } else if received.isEmpty {
