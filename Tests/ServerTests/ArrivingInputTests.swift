@@ -33,13 +33,13 @@ import Testing
     }
 
     /// Sends `file` to `target` as a raw body: `fraction` of it, then waits (a minute at most) for the
-    /// job to be `running` with its input still arriving (and, with `progress`, to have read some of it),
+    /// job to be in `state` with its input still arriving (and, with `progress`, to have read some of it),
     /// then does `then`: `finish` sends the rest and prints the response's first line, `cut` closes the
     /// connection, `trickle` sends the rest a kilobyte at a time and prints the worker's CPU ticks
     /// (utime + stime) and state before and after, the last byte still unsent. Prints the job first.
     static func send(
         _ server: ServerProcess, _ file: String, to target: String, fraction: Double = 0.8, progress: Bool = false,
-        then: String
+        state: String = "running", then: String
     ) throws -> [String] {
         let script = """
             import json, socket, sys, time, urllib.request
@@ -53,7 +53,7 @@ import Testing
             deadline = time.time() + 60
             while job is None and time.time() < deadline:
                 for j in json.load(urllib.request.urlopen(base + "/jobs"))["jobs"]:
-                    if j["state"] == "running" and j.get("arriving_inputs") and (not \(progress ? "True" : "False") or j["progress"] > 0):
+                    if j["state"] == "\(state)" and j.get("arriving_inputs") and (not \(progress ? "True" : "False") or j["progress"] > 0):
                         job = j
                 if job is None:
                     time.sleep(0.05)
@@ -198,6 +198,22 @@ import Testing
         #expect((record["outputs"] as? [Any])?.isEmpty == true)
         let outputs = server.dataDirectory + "/jobs/\(id)/outputs"
         #expect(try FileManager.default.contentsOfDirectory(atPath: outputs).isEmpty)
+    }
+
+    @Test func aQueuedJobWhoseUploadIsCutFailsAtOnce() throws {
+        let scratch = try Scratch("arriving-queued")
+        let server = try ServerProcess(["--workers", "1"])
+        let (held, worker) = try IsolationTests.heldWorker(
+            server, ["-T", try IsolationTests.noisePCM(scratch, 1800)])
+        let input = try Self.movieLast(scratch)
+        let lines = try Self.send(server, input, to: "/jobs/remux?format=mp4", state: "queued", then: "cut")
+        let id = try Self.arrivingJob(lines)
+        let record = try Self.ended(server, id)
+        #expect(record["state"] as? String == "failed", "\(record)")
+        #expect((record["error"] as? [String: Any])?["code"] as? String == "invalid_request", "\(record)")
+        #expect(record["started_at"] is NSNull, "the job ran: \(record)")
+        #expect(try Curl.run(server.url("/jobs/\(held)"), ["-X", "DELETE"]).json["state"] as? String == "cancelled")
+        #expect(kill(worker, 0) != 0, "the held worker is gone")
     }
 
     @Test func aWorkerWaitingForItsInputUsesNoCPU() throws {

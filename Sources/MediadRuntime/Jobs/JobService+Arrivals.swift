@@ -17,8 +17,13 @@ extension JobService {
     }
 
     /// The body carrying input `name` of job `id` ended and passed its checks: the input moves from
-    /// `arriving_inputs` to `inputs`, with its size and SHA-256, and the job may end.
-    package func inputArrived(_ id: String, name: String, file: UploadedFile) async throws {
+    /// `arriving_inputs` to `inputs`, with its size and SHA-256, and the job may end. The request's `hold`
+    /// on its owner's quota is released as the record takes the bytes over, so that a run whose allowance
+    /// is measured then does not count them twice.
+    package func inputArrived(_ id: String, name: String, file: UploadedFile, releasing hold: StorageHold?)
+        async throws
+    {
+        defer { hold?.release() }
         guard let arrival = arrivals.removeValue(forKey: id) else { return }
         defer { arrival.settle(nil) }
         guard var record = records[id], !record.state.isTerminal else { return }
@@ -26,6 +31,7 @@ extension JobService {
         if record.arrivingInputs?.isEmpty == true { record.arrivingInputs = nil }
         record.inputs.append(JobInput(name: name, size: file.size, sha256: file.sha256))
         record.inputs.sort { $0.name < $1.name }
+        hold?.release()
         records[id] = record
         try await save(record)
     }

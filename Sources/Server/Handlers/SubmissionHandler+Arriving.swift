@@ -73,8 +73,7 @@ extension SubmissionHandler {
                 throw ServiceError.invalidRequest(
                     "the body ended after \(file.size) of the \(submission.length) bytes its Content-Length declared")
             }
-            try await jobs.inputArrived(record.id, name: part.storedName, file: file)
-            hold?.release()
+            try await jobs.inputArrived(record.id, name: part.storedName, file: file, releasing: hold)
             return try await access.answer(record.id, wait: submission.wait, created: true)
         } catch {
             await writer.discard()
