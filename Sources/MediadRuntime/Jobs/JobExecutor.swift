@@ -35,8 +35,9 @@ package struct JobExecutor {
         }
     }
 
-    /// Runs the job and digests its outputs (its inputs still arriving read as they arrive); outputs that passed `context`'s allowance, which the run itself
-    /// may not have caught, fail it (`output_too_large`, `quota_exceeded`) and are removed.
+    /// Runs the job and digests its outputs (its inputs still arriving read as they arrive); outputs that
+    /// passed `context`'s allowance, which the run itself may not have caught, fail it (`output_too_large`,
+    /// `quota_exceeded`) and are removed.
     package func run(_ record: JobRecord, context: JobContext) throws -> Outcome {
         let id = record.id
         // An input still arriving is read as it grows, as the whole file it will be.

@@ -29,8 +29,8 @@ struct SubmissionHandler {
     /// `POST /jobs/{kind}` (and `PUT`, with or without a file name after it): checks kind, conditions, size,
     /// capacity and options from the head alone (so a refused upload is never read), receives the body,
     /// creates the job and queues it; a raw body that may arrive while its job runs (`arrivingPart`) makes
-    /// and queues the job once its head has been screened. The upload's name is the path's last segment or the `filename` option
-    /// for a raw body, else the file part's name.
+    /// and queues the job once its head has been screened. The upload's name is the path's last segment or
+    /// the `filename` option for a raw body, else the file part's name.
     func createJob(_ request: Request) async throws -> Response {
         let kindName = try request.parameter("kind")
         guard let kind = JobKind(rawValue: kindName) else {
