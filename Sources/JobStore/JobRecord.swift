@@ -109,6 +109,8 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var notifications: [NotificationAttempt]?
     /// The inputs fetched from URLs, in the order of the kind's parts; absent for jobs without any.
     public var inputSources: [InputSource]?
+    /// The inputs still being uploaded, absent once none is (they are then listed in `inputs`).
+    public var arrivingInputs: [ArrivingInput]?
     /// The outputs PUT to URLs once the job ended, in the order they were given; absent for jobs without
     /// any.
     public var deliveries: [OutputDelivery]?
@@ -141,6 +143,7 @@ public struct JobRecord: Codable, Sendable, Equatable {
         case id, kind, state, progress, options, inputs, outputs, error, attempts, warnings, result, owner, replica
         case notifications
         case inputSources = "input_sources"
+        case arrivingInputs = "arriving_inputs"
         case deliveries
         case callbackURL = "callback_url"
         case createdAt = "created_at"
@@ -174,6 +177,7 @@ public struct JobRecord: Codable, Sendable, Equatable {
         callbackURL = try container.decodeIfPresent(String.self, forKey: .callbackURL)
         notifications = try container.decodeIfPresent([NotificationAttempt].self, forKey: .notifications)
         inputSources = try container.decodeIfPresent([InputSource].self, forKey: .inputSources)
+        arrivingInputs = try container.decodeIfPresent([ArrivingInput].self, forKey: .arrivingInputs)
         deliveries = try container.decodeIfPresent([OutputDelivery].self, forKey: .deliveries)
     }
 
@@ -199,6 +203,7 @@ public struct JobRecord: Codable, Sendable, Equatable {
         try container.encodeIfPresent(callbackURL, forKey: .callbackURL)
         try container.encodeIfPresent(notifications, forKey: .notifications)
         try container.encodeIfPresent(inputSources, forKey: .inputSources)
+        try container.encodeIfPresent(arrivingInputs, forKey: .arrivingInputs)
         try container.encodeIfPresent(deliveries, forKey: .deliveries)
     }
 }

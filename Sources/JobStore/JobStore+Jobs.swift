@@ -12,13 +12,17 @@ extension JobStore {
     ///
     /// The directory is built as `jobs/.new-<id>`, synced, then renamed to `jobs/<id>` and `jobs/` synced,
     /// so a job appears complete or not at all. The store takes the uploaded files either way: when
-    /// `create` fails they are removed.
-    public func create(_ record: JobRecord, inputs: [String: UploadedFile], egress: EgressTargets = EgressTargets())
-        throws
-    {
+    /// `create` fails they are removed. An input still `arriving` (being written at `path`, by a descriptor
+    /// that stays open) is moved in alike, to be written on where it lands.
+    public func create(
+        _ record: JobRecord, inputs: [String: UploadedFile], arriving: (name: String, path: String)? = nil,
+        egress: EgressTargets = EgressTargets()
+    ) throws {
+        var moved = inputs.mapValues(\.path)
+        if let arriving { moved[arriving.name] = arriving.path }
         do {
             try Self.requireValidID(record.id)
-            for name in inputs.keys where !Self.isValidFileName(name) { throw StoreError.invalidFileName(name) }
+            for name in moved.keys where !Self.isValidFileName(name) { throw StoreError.invalidFileName(name) }
             let final = jobDirectory(id: record.id)
             guard access(final, F_OK) != 0 else {
                 throw StoreError(code: .alreadyExists, message: "job \(record.id) already exists")
@@ -28,8 +32,8 @@ extension JobStore {
             do {
                 try FileIO.makeDirectory(staging + "/inputs")
                 try FileIO.makeDirectory(staging + "/outputs")
-                for (name, upload) in inputs.sorted(by: { $0.key < $1.key }) {
-                    try FileIO.rename(upload.path, to: staging + "/inputs/" + name)
+                for (name, path) in moved.sorted(by: { $0.key < $1.key }) {
+                    try FileIO.rename(path, to: staging + "/inputs/" + name)
                 }
                 if !egress.isEmpty { try writeEgressTargets(egress, into: staging) }
                 try FileIO.writeAtomically(
@@ -45,7 +49,7 @@ extension JobStore {
             }
             try FileIO.syncDirectory(jobsDirectory)
         } catch {
-            for upload in inputs.values { unlink(upload.path) }
+            for path in moved.values { unlink(path) }
             throw error
         }
     }

@@ -8,10 +8,20 @@ public enum Recovery {
     ///
     /// `queued` and terminal jobs are unchanged. A `running` job goes back to `queued` with progress 0 and
     /// no start time — `attempts` is left alone, since the server counts a run when it starts one — unless
-    /// it has already had `maxAttempts` runs: then it fails with code `interrupted`, finished at `now`.
+    /// it has already had `maxAttempts` runs: then it fails with code `interrupted`, finished at `now`. A
+    /// job queued or running while its input still arrived (`arrivingInputs`) fails so too: the request
+    /// that carried the input ended with the server, and the input is not whole.
     public static func recover(_ record: JobRecord, maxAttempts: Int = 3, now: Date) -> JobRecord {
-        guard record.state == .running else { return record }
         var recovered = record
+        if !record.state.isTerminal, record.arrivingInputs != nil {
+            recovered.state = .failed
+            recovered.finishedAt = now
+            recovered.error = JobError(
+                code: "interrupted",
+                message: "the server restarted while the job's input was still arriving: its upload did not end")
+            return recovered
+        }
+        guard record.state == .running else { return record }
         if record.attempts >= maxAttempts {
             recovered.state = .failed
             recovered.finishedAt = now

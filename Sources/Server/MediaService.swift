@@ -109,14 +109,8 @@ final class MediaService: Responder {
                 let outcome = try Preconditions(request.head.headers).evaluate(
                     request.method, current: nil, exists: route.route.method == .GET)
                 return outcome == .notModified ? response.notModified : response
-            } catch let error as ServiceError {
-                return .error(error)
-            } catch let error as MediaError {
-                return .error(ServiceError(error))
-            } catch let error as StoreError {
-                return .error(ServiceError(error))
             } catch {
-                return .error(ServiceError(.internalServerError, "internal_error", "\(error)"))
+                return .error(ServiceError(describing: error))
             }
         }
     }

@@ -46,4 +46,16 @@ import Testing
         #expect(Recovery.recover(Self.running(attempts: 1), maxAttempts: 1, now: Self.now).state == .failed)
         #expect(Recovery.recover(Self.running(attempts: 4), maxAttempts: 5, now: Self.now).state == .queued)
     }
+
+    /// The request that carried an arriving input ended with the server: the job never runs on part of it.
+    @Test func aJobWhoseInputWasStillArrivingFails() {
+        for state in [JobState.queued, .running] {
+            var record = state == .running ? Self.running(attempts: 1) : StoreFixtures.record(state: .queued)
+            record.arrivingInputs = [ArrivingInput(name: "input", size: 1000)]
+            let recovered = Recovery.recover(record, now: Self.now)
+            #expect(recovered.state == .failed)
+            #expect(recovered.finishedAt == Self.now)
+            #expect(recovered.error?.code == "interrupted")
+        }
+    }
 }

@@ -65,7 +65,8 @@ import Testing
                     try Curl.run(server.url("/jobs/remux?format=mkv"), ["-T", try Fixtures.h264AacMP4()]).json["id"]
                         as? String))
         }
-        // An upload still arriving when the server dies.
+        // An upload still arriving when the server dies: its job, made once its head arrived, waits in the
+        // queue with its input arriving.
         let slow = Process()
         slow.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         slow.arguments = [
@@ -73,11 +74,13 @@ import Testing
         ]
         slow.standardError = FileHandle.nullDevice
         try slow.run()
-        let uploads = server.dataDirectory + "/uploads"
-        for _ in 0..<600 where (try? FileManager.default.contentsOfDirectory(atPath: uploads))?.isEmpty != false {
-            usleep(50_000)
+        var arriving: String?
+        for _ in 0..<600 where arriving == nil {
+            let jobs = try Curl.run(server.url("/jobs?limit=100")).json["jobs"] as? [[String: Any]] ?? []
+            arriving = jobs.first { $0["arriving_inputs"] != nil }?["id"] as? String
+            if arriving == nil { usleep(50_000) }
         }
-        #expect(try !FileManager.default.contentsOfDirectory(atPath: uploads).isEmpty, "the slow upload arrives")
+        let cut = try #require(arriving, "the slow upload's job was made")
         #expect(try Curl.run(server.url("/jobs/\(running)")).json["state"] as? String == "running")
         server.stop(SIGKILL)
         // Let go, the orphaned worker kills itself (ServerTether) before it can write a thing.
@@ -96,7 +99,10 @@ import Testing
         let attempts = try Curl.run(server.url("/jobs/\(running)")).json["attempts"] as? Int
         #expect(attempts == 2, "the interrupted run and the retry")
         let all = try Curl.run(server.url("/jobs?limit=100")).json["jobs"] as? [[String: Any]] ?? []
-        #expect(all.count == 4, "the cut-off upload must not become a job")
+        #expect(all.count == 5, "the cut-off upload's job is the only other one")
+        let interrupted = try Curl.run(server.url("/jobs/\(cut)")).json
+        #expect(interrupted["state"] as? String == "failed", "the cut-off upload's job never runs: \(interrupted)")
+        #expect((interrupted["error"] as? [String: Any])?["code"] as? String == "interrupted", "\(interrupted)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory + "/uploads").isEmpty)
         for id in [running] + queued {
             let outputs = try FileManager.default.contentsOfDirectory(

@@ -33,6 +33,8 @@ public final class ADTSReader {
 
     /// Opens `path` and reads the first frame header; throws if the file does not start like ADTS AAC.
     public init(path: String) throws {
+        // Read as a whole: a file still arriving is waited for first.
+        try ArrivingFiles.waitForAll(path)
         self.path = path
         descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {

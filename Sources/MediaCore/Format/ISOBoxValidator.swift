@@ -35,7 +35,8 @@ public enum ISOBoxValidator {
         }
         defer { try? handle.close() }
         let recorder = DamageRecorder(policy: damaged)
-        let fileSize = Int64(try handle.seekToEnd())
+        // A file still arriving is checked as the whole file will be: each read waits for its bytes.
+        let fileSize = try ArrivingFiles.finalSize(of: path) ?? Int64(handle.seekToEnd())
         var offset: Int64 = 0
         var movie: ISOMovieChecker.Summary? = nil
         var fragmented = false
@@ -47,6 +48,7 @@ public enum ISOBoxValidator {
                         "the file ends inside a box header at byte \(offset) (its last \(fileSize - offset) bytes)"))
                 break
             }
+            try ArrivingFiles.wait(path, for: offset + 16)
             try handle.seek(toOffset: UInt64(offset))
             let header = [UInt8](try handle.read(upToCount: 16) ?? Data())
             var size = Int64(bigEndian32(header, 0))
@@ -91,6 +93,7 @@ public enum ISOBoxValidator {
                     throw MediaError(
                         .invalidInput, "the '\(type)' box is \(size) bytes, over the \(maxMovieBoxSize) limit")
                 }
+                try ArrivingFiles.wait(path, for: offset + size)
                 try handle.seek(toOffset: UInt64(offset))
                 let bytes = [UInt8](try handle.read(upToCount: Int(size)) ?? Data())
                 guard bytes.count == Int(size) else {

@@ -17,6 +17,8 @@ final class ISOFileAccess {
     private let path: String
 
     init(path: String) throws {
+        // Read as a whole: a file still arriving is waited for first.
+        try ArrivingFiles.waitForAll(path)
         self.path = path
         descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else { throw Self.failure("cannot open", path) }

@@ -9,7 +9,7 @@ import Foundation
 public final class InputFile {
     public let path: String
     public let container: InputContainer
-    /// Size of the file in bytes when it was opened.
+    /// Size of the file in bytes when it was opened; for a file still arriving, the size it will have.
     public let size: Int64
     public let context: UnsafeMutablePointer<AVFormatContext>
     /// What this input was opened under; its decoders are the only ones a job may open for it.
@@ -25,6 +25,8 @@ public final class InputFile {
     /// Where the packets read so far end (largest pts + duration), by stream index, in the stream's time base.
     public private(set) var readEnds: [Int: Int64] = [:]
     private var io: UnsafeMutablePointer<AVIOContext>?
+    /// The I/O of an input still arriving (`ArrivingFiles`), which owns `io`; nil for a whole file.
+    private var arriving: ArrivingInputIO?
 
     /// Sniffs `path` and opens it if it is one of `accepted`, else throws `unsupported_format`.
     public convenience init(path: String, accepting accepted: [InputContainer], policy: InputPolicy) throws {
@@ -38,7 +40,7 @@ public final class InputFile {
         LibavLog.clearLastError()
         self.path = path
         self.container = container
-        self.size = InputFile.fileSize(path)
+        self.size = ArrivingFiles.finalSize(of: path) ?? InputFile.fileSize(path)
         if container == .mp4 {
             let inspection = try ISOBoxValidator.validate(
                 path: path, maxTracks: Int(policy.maxStreams), damaged: policy.damaged)
@@ -50,12 +52,19 @@ public final class InputFile {
         }
 
         var io: UnsafeMutablePointer<AVIOContext>? = nil
-        let ioOptions = LibavDictionary(["protocol_whitelist": "file"])
-        try LibavError.check(
-            avio_open2(&io, "file:" + path, AVIO_FLAG_READ, nil, &ioOptions.pointer), "cannot open \(path)",
-            code: .ioError)
+        let arriving = try ArrivingFiles.finalSize(of: path).map { try ArrivingInputIO(path: path, size: $0) }
+        if let arriving {
+            io = arriving.context
+        } else {
+            let ioOptions = LibavDictionary(["protocol_whitelist": "file"])
+            try LibavError.check(
+                avio_open2(&io, "file:" + path, AVIO_FLAG_READ, nil, &ioOptions.pointer), "cannot open \(path)",
+                code: .ioError)
+        }
+        // An arriving file's context is its `ArrivingInputIO`'s, freed with it.
+        func closeIO() { if arriving == nil { avio_closep(&io) } }
         guard var context = avformat_alloc_context() else {
-            avio_closep(&io)
+            closeIO()
             throw MediaError(.internalError, "avformat_alloc_context failed")
         }
         context.pointee.pb = io
@@ -78,7 +87,7 @@ public final class InputFile {
         let demuxer = av_find_input_format(container.demuxerName)
         let opened = avformat_open_input(&contextPointer, nil, demuxer, &options.pointer)
         if opened < 0 {
-            avio_closep(&io)
+            closeIO()
             // libav reports a stream count over `max_streams` as ENOMEM; its log line says which it was.
             let detail = LibavLog.takeLastError()
             if detail?.contains("max_streams") == true {
@@ -94,6 +103,7 @@ public final class InputFile {
         context = contextPointer!
         self.context = context
         self.io = io
+        self.arriving = arriving
         self.policy = policy
         try checkDimensions()
     }
@@ -115,7 +125,7 @@ public final class InputFile {
     deinit {
         var pointer: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&pointer)
-        avio_closep(&io)
+        if arriving == nil { avio_closep(&io) }
     }
 
     /// Sniffs `path` and returns its container if it is one of `accepted`.

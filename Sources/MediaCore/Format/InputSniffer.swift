@@ -21,6 +21,7 @@ public enum InputSniffer {
 
     /// Sniffs the file at `path`.
     public static func sniff(path: String) throws -> Verdict {
+        try ArrivingFiles.wait(path, for: Int64(headLength))
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw MediaError(.ioError, "cannot open \(path): \(String(cString: strerror(errno)))")
         }

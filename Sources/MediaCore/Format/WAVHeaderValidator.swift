@@ -29,11 +29,12 @@ public enum WAVHeaderValidator {
             throw MediaError(.ioError, "cannot open \(path)")
         }
         defer { try? handle.close() }
-        let fileSize = Int64(try handle.seekToEnd())
+        let fileSize = try ArrivingFiles.finalSize(of: path) ?? Int64(handle.seekToEnd())
         let recorder = DamageRecorder(policy: damaged)
         var offset: Int64 = 12  // after "RIFF", the RIFF size and "WAVE"
         var byteRate: UInt32 = 0
         while offset + 8 <= fileSize {
+            try ArrivingFiles.wait(path, for: offset + 20)
             try handle.seek(toOffset: UInt64(offset))
             // The chunk header and, for 'fmt ', the fields up to the byte rate.
             let header = [UInt8](try handle.read(upToCount: 20) ?? Data())

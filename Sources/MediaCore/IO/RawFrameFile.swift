@@ -15,6 +15,8 @@ public struct RawFrameFile {
     /// Opens `path` and checks its length against `frameBytes`; `leftover(size)` words the refusal of a
     /// length that is not a whole number of frames, naming the frames the options describe.
     public init(path: String, frameBytes: Int, leftover: (_ size: Int64) -> String) throws {
+        // Read as a whole: a file still arriving is waited for first.
+        try ArrivingFiles.waitForAll(path)
         self.path = path
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MediaError(.ioError, "cannot open \(path): \(String(cString: strerror(errno)))") }

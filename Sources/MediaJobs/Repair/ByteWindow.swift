@@ -17,6 +17,8 @@ final class ByteWindow {
     private let chunk: Int
 
     init(path: String, chunk: Int = 8 << 20) throws {
+        // Read as a whole: a file still arriving is waited for first.
+        try ArrivingFiles.waitForAll(path)
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw MediaError(.ioError, "cannot open \(path): \(String(cString: strerror(errno)))")

@@ -56,6 +56,7 @@ struct FragmentSalvage {
 
     /// Writes the first `length` bytes of `source` to a new file `destination`.
     private static func copy(_ source: String, prefix length: Int64, to destination: String) throws {
+        try ArrivingFiles.wait(source, for: length)
         guard let reader = FileHandle(forReadingAtPath: source) else {
             throw MediaError(.ioError, "cannot open \(source)")
         }

@@ -26,7 +26,9 @@ package struct WorkerSupervisor {
         // The worker appends libav's lines to the log while it runs; this process keeps out of the file.
         defer { log.close() }
         let timeout = settings.timeout(
-            inputBytes: record.inputs.reduce(0) { $0 + $1.size }, scale: record.kind.timeScale, spent: fetchTime)
+            inputBytes: record.inputs.reduce(0) { $0 + $1.size }
+                + (record.arrivingInputs ?? []).reduce(0) { $0 + $1.size },
+            scale: record.kind.timeScale, spent: fetchTime)
         let limits = WorkerLimits(
             memory: settings.jobMemory, maxOutput: settings.maxOutput, cpuSeconds: settings.cpuSeconds(timeout: timeout)
         )

@@ -35,11 +35,16 @@ package struct JobExecutor {
         }
     }
 
-    /// Runs the job and digests its outputs; outputs that passed `context`'s allowance, which the run itself
-    /// may not have caught, fail it (`output_too_large`, `quota_exceeded`) and are removed.
+    /// Runs the job and digests its outputs (its inputs still arriving read as they arrive); outputs that
+    /// passed `context`'s allowance, which the run itself may not have caught, fail it (`output_too_large`,
+    /// `quota_exceeded`) and are removed.
     package func run(_ record: JobRecord, context: JobContext) throws -> Outcome {
         let id = record.id
-        let given = Set(record.inputs.map(\.name))
+        // An input still arriving is read as it grows, as the whole file it will be.
+        let arriving = (record.arrivingInputs ?? []).map { (store.inputPath(id: id, name: $0.name), $0.size) }
+        for (path, size) in arriving { ArrivingFiles.register(path, size: size) }
+        defer { for (path, _) in arriving { ArrivingFiles.unregister(path) } }
+        let given = Set(record.inputs.map(\.name) + (record.arrivingInputs ?? []).map(\.name))
         let inputs = JobInputFiles(
             Dictionary(
                 uniqueKeysWithValues: record.kind.inputs.filter { given.contains($0.storedName) }.map {

@@ -53,6 +53,8 @@ package actor JobService {
     private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
     private(set) var accepting = true
     private var endObserver: (@Sendable (JobRecord) -> Void)?
+    /// The uploads of jobs whose input is still arriving, by job id, until each is settled.
+    var arrivals: [String: InputArrival] = [:]
     /// Fetches URL inputs (`input_url`) when a run starts; nil when the server allows no egress.
     let fetcher: InputFetcher?
     /// Where submissions' `Idempotency-Key` mappings live: the database's with `database`, else the store's.
@@ -298,6 +300,8 @@ package actor JobService {
                 log.close()
             }
         }
+        // A run waiting for its input's upload to end does not wait any more.
+        arrivals.removeValue(forKey: id)?.settle(JobError(code: "cancelled", message: "cancelled by request"))
         return await wait(for: id, seconds: timeout)
     }
 
@@ -383,13 +387,18 @@ package actor JobService {
         _ = try? await idempotencyKeys.sweep(lifetime: idempotencyLifetime)
     }
 
-    /// Stops starting jobs, lets running ones finish for up to `grace` seconds, then stops the rest and
-    /// puts them back in the queue for the next start.
+    /// Stops starting jobs, lets running ones finish for up to `grace` seconds, then fails those whose input
+    /// still arrives, stops the rest and puts them back in the queue for the next start.
     package func drain(grace: TimeInterval) async {
         accepting = false
         let deadline = Date().addingTimeInterval(grace)
         while !running.isEmpty && Date() < deadline { try? await Task.sleep(for: .milliseconds(100)) }
-        for run in running.values { run.requestStop(.shutdown) }
+        // A job whose input still arrives could not run again on what was kept of it.
+        for id in arrivals.keys {
+            await inputFailed(
+                id, JobError(code: "shutting_down", message: "the server shut down while the input arrived"))
+        }
+        for run in running.values where run.stopReason == .none { run.requestStop(.shutdown) }
         while !running.isEmpty { try? await Task.sleep(for: .milliseconds(50)) }
     }
 

@@ -56,7 +56,8 @@ struct RunDispatcher: Sendable {
             for warning in done.warnings { log.write("warning: \(warning)") }
             log.write("succeeded")
         case .failure(let error as MediaError) where error.code == .cancelled:
-            log.write("cancelled")
+            // A run stopped for its failed upload ends with the upload's error, written once it is known.
+            log.write(run.stopReason == .inputFailed ? "stopped: the upload of its input failed" : "cancelled")
         case .failure(let error):
             log.write("failed: \(error)")
         }

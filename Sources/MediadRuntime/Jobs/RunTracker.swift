@@ -37,7 +37,7 @@ final class RunTracker {
     var capacity: Int { slots.capacity }
 
     /// Starts a run of a queued job for which `hasRoom(for:)`: one more attempt, saved as `running` before
-    /// the run can end.
+    /// the run can end. A job whose input still arrives takes its end only once the upload ended.
     func begin(_ queued: JobRecord, _ jobs: isolated JobService) {
         slots.take(for: queued)
         var record = queued
@@ -54,6 +54,7 @@ final class RunTracker {
         jobs.records.runStarted(record.id, run)
         let started = record
         let dispatcher = dispatcher
+        let arrival = jobs.arrivals[record.id]
         // The record says `running` on disk before the run can end and say anything else; a shared store's
         // `runs` file has the start before that, so every attempt a record counts has its line.
         Task {
@@ -62,7 +63,7 @@ final class RunTracker {
             // or the scratch directory was lost): made before the record is saved into it.
             let unplaced = await jobs.prepareScratch(started)
             try? await jobs.save(started)
-            let outcome: Result<JobExecutor.Outcome, Error>
+            var outcome: Result<JobExecutor.Outcome, Error>
             do {
                 if let unplaced { throw unplaced }
                 try await jobs.stageInputs(started, run)
@@ -78,6 +79,7 @@ final class RunTracker {
             } catch {
                 outcome = .failure(error)
             }
+            if let arrival { outcome = await jobs.gate(started.id, outcome, on: arrival) }
             await self.completed(started.id, RunEnd(outcome, stop: run.stopReason), jobs)
         }
     }

@@ -12,6 +12,9 @@ package final class RunningJob: Sendable {
         case shutdown = 2
         /// Shared store: another replica took the job over (this one missed renewing its lease).
         case leaseLost = 3
+        /// The upload of the job's input, still arriving while it ran, failed: the job ends `failed` with
+        /// the upload's error (`InputArrival`).
+        case inputFailed = 4
     }
 
     private let stop = Atomic<UInt8>(StopReason.none.rawValue)

@@ -52,12 +52,14 @@ struct JobIntake {
         }
     }
 
-    /// Stores job `id` with its received inputs (moved into the job), the URLs it fetches its inputs from
-    /// and those it delivers its outputs to; the caller queues it. With `--objects`, the inputs and URLs
-    /// are in the bucket first, so that any replica can run the job.
+    /// Stores job `id` with its received inputs (moved into the job), the input still `arriving` at `path`
+    /// if any (moved too, and written on there), the URLs it fetches its inputs from and those it delivers
+    /// its outputs to; the caller queues it. With `--objects`, the inputs and URLs are in the bucket first,
+    /// so that any replica can run the job (an input still arriving is never one: it is kept to one server).
     func create(
         id: String, options: JobOptions, received: [String: UploadReceiver.Part], sourceName: String?,
-        owner: String?, callbackURL: String?, urls: InputURLs = InputURLs(), targets: OutputURLs = OutputURLs()
+        owner: String?, callbackURL: String?, urls: InputURLs = InputURLs(), targets: OutputURLs = OutputURLs(),
+        arriving: (input: ArrivingInput, path: String)? = nil
     ) async throws -> JobRecord {
         let delivered = try targets.deliveries(primaryName: try options.kind.primaryOutput(for: options))
         var inputs: [String: UploadedFile] = [:]
@@ -70,13 +72,17 @@ struct JobIntake {
             sourceName: sourceName, owner: owner, callbackURL: callbackURL)
         record.inputSources = urls.sources(options.kind)
         record.deliveries = targets.isEmpty ? nil : delivered.deliveries
+        record.arrivingInputs = arriving.map { [$0.input] }
         let egress = EgressTargets(inputs: urls.targets, outputs: delivered.urls)
         if let objects = jobs.objects {
             try await store(in: objects, id: id, options.kind, received, egress)
         }
         let (files, stored) = (inputs, record)
+        let moving = arriving.map { (name: $0.input.name, path: $0.path) }
         do {
-            try await threadPool.runIfActive { [store] in try store.create(stored, inputs: files, egress: egress) }
+            try await threadPool.runIfActive { [store] in
+                try store.create(stored, inputs: files, arriving: moving, egress: egress)
+            }
         } catch {
             try? await jobs.objects?.removeJob(id)
             throw error

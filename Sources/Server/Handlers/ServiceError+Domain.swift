@@ -25,6 +25,17 @@ extension ServiceError {
         self.init(status, error.code.rawValue, error.message, headers: retry)
     }
 
+    /// Any error a handler throws, as the response reports it: domain errors by the rules above, anything
+    /// else a 500 `internal_error`.
+    init(describing error: any Error) {
+        switch error {
+        case let error as ServiceError: self = error
+        case let error as MediaError: self.init(error)
+        case let error as StoreError: self.init(error)
+        default: self.init(.internalServerError, "internal_error", "\(error)")
+        }
+    }
+
     /// The status an engine error is reported with when it happens during a request (probe, option checks).
     init(_ error: MediaError) {
         let status: HTTPResponseStatus =

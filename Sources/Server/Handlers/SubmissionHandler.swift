@@ -28,8 +28,9 @@ struct SubmissionHandler {
 
     /// `POST /jobs/{kind}` (and `PUT`, with or without a file name after it): checks kind, conditions, size,
     /// capacity and options from the head alone (so a refused upload is never read), receives the body,
-    /// creates the job and queues it. The upload's name is the path's last segment or the `filename` option
-    /// for a raw body, else the file part's name.
+    /// creates the job and queues it; a raw body that may arrive while its job runs (`arrivingPart`) makes
+    /// and queues the job once its head has been screened. The upload's name is the path's last segment or
+    /// the `filename` option for a raw body, else the file part's name.
     ///
     /// With `--objects` the job's id is chosen first: its inputs go into the bucket under it while they
     /// arrive, and a submission that makes no job removes what it put there.
@@ -85,6 +86,15 @@ struct SubmissionHandler {
             }
         }
 
+        if received.isEmpty, multipart == nil, urls.isEmpty {
+            let options = try JobIntake.options(kind, values)
+            if let part = try arrivingPart(request, kind, options, idempotency: idempotency) {
+                let submission = ArrivingSubmission(
+                    kind: kind, part: part, options: options, length: request.contentLength ?? 0,
+                    sourceName: requestedName, callback: callback, targets: targets, wait: wait)
+                return try await createArrivingJob(request, submission, hold: hold)
+            }
+        }
         if received.isEmpty, multipart == nil, !urls.isEmpty {
             try await requireNoBody(request)
         } else if received.isEmpty {

@@ -54,6 +54,17 @@ struct UploadReceiver {
         }
     }
 
+    /// Appends the body to `writer` until it ends or at least `limit` bytes of it came, under the same
+    /// limits as `receiveRaw`: for a body whose job starts while it arrives.
+    func receive(
+        _ body: RequestBody, into writer: BlockWriter<UploadFile>, hold: StorageHold?, upTo limit: Int64 = .max
+    ) async throws {
+        while body.received < limit, let chunk = try await body.next() {
+            try checkSize(body.received, hold)
+            try await writer.append(chunk)
+        }
+    }
+
     /// A `multipart/form-data` body: parts named in `fileParts` become files, other parts become fields.
     /// With `destination`, each file part goes into the bucket as it arrives.
     func receiveMultipart(
