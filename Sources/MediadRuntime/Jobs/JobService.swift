@@ -329,6 +329,7 @@ package actor JobService {
         if state == .succeeded { record.progress = 1 }
         records[id] = record
         events.changed(record, from: previous)
+        await storeLog(id)
         do {
             try await save(record)
         } catch {
@@ -341,6 +342,22 @@ package actor JobService {
         await coordination?.release(id, self)
         wakeAll(id)
         endObserver?(record)
+    }
+
+    /// With `--objects`, puts the log of a job that ends here into the bucket before its end is saved, so
+    /// any replica answers `GET /jobs/{id}/log` once the job has ended. A store that fails is logged; the
+    /// log then stays on this replica alone.
+    private func storeLog(_ id: String) async {
+        guard let objects else { return }
+        let path = store.logPath(id: id)
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            try await objects.storeLog(job: id, from: path)
+        } catch {
+            events.logger.warning(
+                "storing a job's log in the bucket failed",
+                metadata: ["job_id": .string(id), "error": .string("\(error)")])
+        }
     }
 
     // MARK: Webhooks

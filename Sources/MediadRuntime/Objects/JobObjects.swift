@@ -59,6 +59,24 @@ package struct JobObjects: Sendable {
         }
     }
 
+    /// The key of job `id`'s log, put there when the job ends.
+    static func logKey(job id: String) -> String { "jobs/\(id)/job.log" }
+
+    /// Puts the log of an ended job (the file at `path`) into the bucket, so that a replica that did not
+    /// run the job, or lost its scratch directory, answers `GET /jobs/{id}/log` with it.
+    package func storeLog(job id: String, from path: String) async throws {
+        try await client.putObject(Self.logKey(job: id), body: .file(path), contentType: "text/plain; charset=utf-8")
+    }
+
+    /// The last `limit` bytes of job `id`'s log from the bucket, or nil when it has none there (the job has
+    /// not ended, or ended before the store had its log).
+    package func log(job id: String, limit: Int64) async throws -> [UInt8]? {
+        guard let info = try await client.headObject(Self.logKey(job: id)) else { return nil }
+        let start = max(0, info.size - limit)
+        guard info.size > 0 else { return [] }
+        return try await client.getObject(Self.logKey(job: id), range: start...(info.size - 1), maxBody: Int(limit))
+    }
+
     /// A URL that GETs output `name` of job `id` straight from the store for `settings.downloadExpiry` seconds.
     package func presignedURL(job id: String, output name: String) throws -> String {
         try client.presignedGET(Self.key(job: id, output: name), expires: settings.downloadExpiry)

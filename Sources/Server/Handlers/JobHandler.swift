@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediaCore
 import MediadHTTP
 import MediadRuntime
 import NIOHTTP1
@@ -36,17 +37,30 @@ struct JobHandler {
         return .json(cancelled)
     }
 
-    /// `GET /jobs/{id}/log`: the job's log as text (its last MiB if it is longer).
+    /// `GET /jobs/{id}/log`: the job's log as text (its last MiB if it is longer), from this replica's data
+    /// directory, else (`--objects`, an ended job) from the bucket.
     func showLog(_ request: Request) async throws -> Response {
         let record = try await access.job(request)
         let path = store.logPath(id: record.id)
-        let text = try await threadPool.runIfActive { () -> String in
-            guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        let local = try await threadPool.runIfActive { () -> String? in
+            guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
             defer { try? handle.close() }
             let size = (try? handle.seekToEnd()) ?? 0
             try? handle.seek(toOffset: size > 1 << 20 ? size - (1 << 20) : 0)
             return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
         }
-        return .text(text)
+        if let local { return .text(local) }
+        // Not here: with `--objects`, an ended job's log is in the bucket (another replica ran the job, or
+        // this one lost its scratch directory).
+        guard let objects = jobs.objects, record.state.isTerminal else { return .text("") }
+        do {
+            let bytes = try await objects.log(job: record.id, limit: 1 << 20) ?? []
+            return .text(String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw ServiceError(
+                .serviceUnavailable, MediaError.Code.storageUnavailable.rawValue,
+                "the job's log is in the object store, which does not answer; retry later",
+                headers: [("Retry-After", "5")])
+        }
     }
 }

@@ -86,11 +86,12 @@ import Testing
         #expect(try Curl.run(url, ["-H", "Range: bytes=\(size + 10)-"]).status == 416)
     }
 
-    /// `outputs.tar` and every file of a package tree come from the bucket, not from the data directory of
-    /// the replica that ran the job: with that job's local outputs removed (scratch lost), the archive still
+    /// `outputs.tar`, every file of a package tree and the job's log come from the bucket, not from the data
+    /// directory of the replica that ran the job: with that job's local outputs and log removed (scratch
+    /// lost), the log still reads, the archive still
     /// holds every output with its recorded SHA-256 (Python's tarfile reads it), and a segment's URL still
     /// answers with a redirect to its object.
-    @Test func theArchiveAndPackageFilesComeFromTheBucket() throws {
+    @Test func theArchivePackageFilesAndLogComeFromTheBucket() throws {
         let s3 = try SeaweedFS()
         let scratch = try Scratch("objects-archive")
         let server = try ServerProcess(
@@ -102,6 +103,9 @@ import Testing
         let outputs = try #require(reply.json["outputs"] as? [[String: Any]])
         #expect(outputs.count > 3, "\(outputs)")
         try FileManager.default.removeItem(atPath: server.dataDirectory + "/jobs/\(id)/outputs")
+        try FileManager.default.removeItem(atPath: server.dataDirectory + "/jobs/\(id)/job.log")
+        let log = try Curl.run(server.url("/jobs/\(id)/log")).text
+        #expect(log.contains("storing \(outputs.count) outputs") && log.contains("succeeded"), "\(log)")
 
         let archive = try Curl.run(server.url("/jobs/\(id)/outputs.tar"))
         #expect(archive.status == 200)
@@ -224,7 +228,8 @@ import Testing
     }
 
     /// A cancel that comes while a job's outputs go up to the bucket (the store held with SIGSTOP, so the
-    /// upload waits) is taken once the upload ends: the job ends `cancelled` and its objects are removed.
+    /// upload waits) is taken once the upload ends: the job ends `cancelled`, its inputs and outputs removed
+    /// from the bucket (its log stays there until the job is deleted).
     @Test func aCancelDuringTheOutputsUploadEndsTheJobCancelledAndRemovesTheObjects() throws {
         let s3 = try SeaweedFS()
         let server = try ServerProcess(
@@ -261,7 +266,10 @@ import Testing
         #expect(answer.withLock { $0.state } == "cancelled")
         let job = try Curl.run(server.url("/jobs/\(id)?wait=120")).json
         #expect(job["state"] as? String == "cancelled", "\(job)")
+        // What stays is the log of the ended job, which the bucket keeps until the job is deleted.
         let left = try s3.list("cancel/jobs/\(id)/")
-        #expect(left.objects.isEmpty && left.uploads.isEmpty, "\(left)")
+        #expect(left.objects == ["cancel/jobs/\(id)/job.log"] && left.uploads.isEmpty, "\(left)")
+        #expect(try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"]).status == 204)
+        #expect(try s3.list("cancel/jobs/\(id)/").objects.isEmpty)
     }
 }
