@@ -47,8 +47,8 @@ class ObjectCases:
     def objects(self):
         """A server with `--objects` on a SeaweedFS of its own: an upload into the bucket through mediad
         against boto3's `upload_file` of the same file to the same store (rate, and mediad's RSS growth);
-        the remux of the uploaded file (its run, staged from the bucket, against `ffmpeg -c copy` of the
-        local file); and the time to the first byte of a download through the 302 against a presigned GET
+        the remux of the uploaded file (its run, which ends with the output put into the bucket, against
+        `ffmpeg -c copy` of the local file: the difference should be that transfer alone); and the time to the first byte of a download through the 302 against a presigned GET
         straight from the store."""
         source = self.media.upload
         remuxed = self.media.big
@@ -111,7 +111,8 @@ class ObjectCases:
             ffmpeg_time = median_time(lambda: timed(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", remuxed,
                                                      "-c", "copy", out]), self.runs)
             os.remove(out)
-            self.report.add(f"{name}: remux run (input staged from the bucket, output put there)",
+            self.report.add(f"{name}: remux run on the replica that received it (its output put in the bucket "
+                            "before the job succeeds)",
                             seconds(remux_time), f"ffmpeg -c copy of the local file {seconds(ffmpeg_time)}",
                             ratio(remux_time / ffmpeg_time))
 
