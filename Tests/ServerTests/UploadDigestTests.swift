@@ -30,7 +30,9 @@ import Testing
         let (path, sha256) = try Self.input(in: scratch)
         let server = try ServerProcess()
         let raw = try Curl.run(server.url("/jobs/encode?format=wav"), ["-T", path])
-        #expect(raw.status == 202, "\(raw.text)")
+        // A raw body's job starts while the body arrives, so it may have ended (on this odd size, failing
+        // `partial_frame`) by the time the upload is answered: 200 then, as for any job that has ended.
+        #expect([200, 202].contains(raw.status), "\(raw.text)")
         #expect(Self.recordedDigest(raw) == sha256, "\(raw.text)")
         let short = try scratch.write(
             "short.pcm", Array(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(Self.shortSize)))
