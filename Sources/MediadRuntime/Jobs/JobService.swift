@@ -350,7 +350,7 @@ package actor JobService {
     private func storeLog(_ id: String) async {
         guard let objects else { return }
         let path = store.logPath(id: id)
-        guard FileManager.default.fileExists(atPath: path) else { return }
+        guard (try? await io({ FileManager.default.fileExists(atPath: path) })) == true else { return }
         do {
             try await objects.storeLog(job: id, from: path)
         } catch {
