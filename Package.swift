@@ -116,7 +116,6 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             // The web console's HTML, CSS and JavaScript, compiled into the binary as byte arrays.
             resources: [.embedInCode("ConsoleAssets")]

@@ -9,7 +9,6 @@ import NIOCore
 import NIOPosix
 import ObjectStorage
 import ServiceLifecycle
-import UnixSignals
 
 /// Starts the whole service: store, job service, HTTP server, webhook deliveries, retention and upload sweeps, as
 /// services of one `ServiceGroup`.
@@ -91,7 +90,8 @@ public enum MediadServer {
         if let objects { services.append(.init(service: ObjectStoreWatch(objects: objects), serviceName: "objects")) }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: services, logger: logger))
+        try ShutdownSignals.install(group)
         try await group.run()
         await database?.close()
         logger.info("stopped")

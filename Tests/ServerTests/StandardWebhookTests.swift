@@ -87,15 +87,19 @@ import Testing
         let id = try #require(created.json["id"] as? String)
         // One kept-alive connection polls and asks at once, microseconds apart: curl's start-up took longer
         // than the window in which the record showed the attempt while the delivery still held its claim.
+        // It waits for the delivered attempt, the last of its delivery: an attempt that failed on a loaded
+        // machine (the receiver slow to answer) is listed too, and its delivery rightly goes on retrying.
         let answers = try Python.run(
             """
             import http.client, json, time
             c = http.client.HTTPConnection("127.0.0.1", \(server.port), timeout=30)
             deadline = time.time() + 240
+            def delivered(listed):
+                return sum(1 for n in listed if 200 <= (n.get("status") or 0) < 300)
             for listed in range(1, 51):
                 while time.time() < deadline:
                     c.request("GET", "/jobs/\(id)")
-                    if len(json.loads(c.getresponse().read()).get("notifications", [])) >= listed: break
+                    if delivered(json.loads(c.getresponse().read()).get("notifications", [])) >= listed: break
                 c.request("POST", "/jobs/\(id)/notifications")
                 answer = c.getresponse()
                 body = answer.read().decode()
@@ -105,8 +109,14 @@ import Testing
         let statuses = answers.split(separator: "\n").map(String.init)
         #expect(statuses.count == 50)
         #expect(statuses.allSatisfy { $0.hasPrefix("202") }, "\(statuses.filter { !$0.hasPrefix("202") })")
-        #expect(try notifications(server, id, count: 51).count == 51)
-        #expect(receiver.received.count == 51)
+        var delivered: [[String: Any]] = []
+        for _ in 0..<300 where delivered.count < 51 {
+            let listed = try notifications(server, id, count: 51)
+            delivered = listed.filter { (200..<300).contains($0["status"] as? Int ?? 0) }
+            if delivered.count < 51 { usleep(100_000) }
+        }
+        #expect(delivered.count == 51)
+        #expect(receiver.received.count >= 51)
     }
 
     @Test func anyOtherSecretIsTheKeyAsItsBytes() throws {

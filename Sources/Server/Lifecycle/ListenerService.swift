@@ -5,8 +5,9 @@ import ServiceLifecycle
 /// graceful shutdown reaches. It then closes the socket — no new connections — and ends, and the rest
 /// of the shutdown (jobs drained, then open connections closed) goes on behind it.
 ///
-/// It also announces the port: only once the group traps SIGTERM and SIGINT (before any service starts),
-/// so a signal sent by whoever waits for the announcement always shuts the server down gracefully.
+/// It also announces the port: only once SIGTERM and SIGINT are handled (`ShutdownSignals`, installed
+/// before the group runs), so a signal sent by whoever waits for the announcement always shuts the server
+/// down gracefully.
 struct ListenerService: Service {
     let server: HTTPServer
     let announce: @Sendable (Int) -> Void

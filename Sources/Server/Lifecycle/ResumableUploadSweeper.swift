@@ -31,6 +31,8 @@ struct ResumableUploadSweeper: Service {
                     let states = try await records.states()
                     let byID = Dictionary(states.map { ($0.upload.id, $0) }, uniquingKeysWith: { first, _ in first })
                     ledger.refreshUploads { byID[$0] }
+                } catch is CancellationError {
+                    // A shutdown cut the sweep short: nothing failed.
                 } catch {
                     logger.warning("sweeping uploads failed", metadata: ["error": .string("\(error)")])
                 }
