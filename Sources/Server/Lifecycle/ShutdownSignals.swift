@@ -8,11 +8,12 @@ import Synchronization
 /// Why: the group's signals come from libdispatch signal sources, which on Linux read a signalfd, and a
 /// signalfd sees a signal only while it is pending. Every thread libdispatch and NIO start blocks both
 /// signals; the main thread does not, so it took each SIGTERM, and libdispatch's handler sent it on to the
-/// one thread that had registered the source, where it waited until that very thread read the signalfd.
-/// Now and then none did for minutes: a replica told to drain with a 0.2 s grace finished its job 49 s
-/// later, and a server with an event stream open outlived its SIGTERM by ten minutes (both seen in full
-/// test runs, under load). The main thread cannot simply block the signals as well: on Linux the async
-/// main leaves it running no job of ours, so the server has no point from which to change its mask.
+/// one thread that had registered the source, where a read of the signalfd by any other thread does not
+/// see it (strace shows the hop). That is the likely cause of two servers seen outliving their SIGTERM in
+/// full test runs under load: a replica told to drain with a 0.2 s grace finished its job 49 s later, and
+/// a server with an event stream open took ten minutes to stop. The main thread cannot simply block the
+/// signals as well: on Linux the async main leaves it running no job of ours, so the server has no point
+/// from which to change its mask.
 ///
 /// Here the handler, on whichever thread takes the signal, writes a byte into a pipe; a thread of its own
 /// reads the pipe and asks the group to shut down. A second signal asks again, which changes nothing.
