@@ -16,10 +16,11 @@ public struct ResumableSHA256: Sendable {
 
         /// `<count>:<64 hex digits>`, as the database keeps it.
         public var description: String {
-            "\(count):" + words.map { word in
-                let hex = String(word, radix: 16)
-                return String(repeating: "0", count: 8 - hex.count) + hex
-            }.joined()
+            "\(count):"
+                + words.map { word in
+                    let hex = String(word, radix: 16)
+                    return String(repeating: "0", count: 8 - hex.count) + hex
+                }.joined()
         }
 
         /// The midstate `description` wrote; nil for any other text.

@@ -124,7 +124,9 @@ package actor UploadPartFeed {
         let (task, fed) = pending.removeFirst()
         do {
             let part = try await task.value
-            if failure == nil { stored.append(Fed(number: fed.number, etag: part.etag, size: fed.size, digest: fed.digest)) }
+            if failure == nil {
+                stored.append(Fed(number: fed.number, etag: part.etag, size: fed.size, digest: fed.digest))
+            }
         } catch {
             if failure == nil { failure = InputObjectPut.failure(error) }
         }
@@ -143,7 +145,8 @@ package actor UploadPartFeed {
         defer { block.deallocate() }
         var done: Int64 = 0
         while done < count {
-            let read = pread(descriptor, block.baseAddress, Int(min(Int64(block.count), count - done)), off_t(offset + done))
+            let read = pread(
+                descriptor, block.baseAddress, Int(min(Int64(block.count), count - done)), off_t(offset + done))
             guard read > 0 else { throw MediaError(.storageUnavailable, "\(path) ended before byte \(offset + count)") }
             let bytes = UnsafeRawBufferPointer(rebasing: block[0..<read])
             running.update(bytes)

@@ -74,7 +74,8 @@ struct DatabaseUploadRecords: UploadRecords {
 
     func state(_ id: String) async throws -> ResumableUploadState? {
         guard let stored = try await Self.call({ [database] in try await database.loadUpload(id) }) else { return nil }
-        return try await threadPool.runIfActive { [store, objects] in Self.state(stored, store, objects: objects != nil) }
+        return try await threadPool.runIfActive { [store, objects] in Self.state(stored, store, objects: objects != nil)
+        }
     }
 
     func states() async throws -> [ResumableUploadState] {

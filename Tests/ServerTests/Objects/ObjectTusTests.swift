@@ -71,8 +71,10 @@ import Testing
             #expect(patched.status == 204, "\(patched.text)")
             #expect(patched.headers["upload-offset"] == String(end), "\(patched.rawHeaders)")
         }
-        #expect(try cluster.sql("SELECT committed_offset FROM uploads WHERE id = '\(id)'") == String(10 * Self.mebibyte))
-        #expect(try cluster.sql("SELECT number || ' ' || size FROM upload_parts WHERE upload_id = '\(id)'") == "1 8388608")
+        #expect(
+            try cluster.sql("SELECT committed_offset FROM uploads WHERE id = '\(id)'") == String(10 * Self.mebibyte))
+        #expect(
+            try cluster.sql("SELECT number || ' ' || size FROM upload_parts WHERE upload_id = '\(id)'") == "1 8388608")
         #expect(try cluster.sql("SELECT length(tail) FROM uploads WHERE id = '\(id)'") == String(2 * Self.mebibyte))
         let during = try s3.list("\(cluster.prefix)/")
         #expect(during.uploads.count == 1 && during.objects.isEmpty, "one multipart upload, no object: \(during)")
@@ -80,7 +82,8 @@ import Testing
 
         let head = try Tus.head(b, location)
         #expect(head.headers["upload-offset"] == String(10 * Self.mebibyte), "\(head.rawHeaders)")
-        let wrong = try Tus.patch(b, location, offset: 3 * Self.mebibyte, file: try Self.slice(input, 0..<1024, scratch, "wrong"))
+        let wrong = try Tus.patch(
+            b, location, offset: 3 * Self.mebibyte, file: try Self.slice(input, 0..<1024, scratch, "wrong"))
         #expect(wrong.status == 409, "\(wrong.text)")
         #expect(wrong.errorCode == "offset_mismatch", "\(wrong.text)")
 
@@ -105,7 +108,8 @@ import Testing
         let mkv = try scratch.write("out.mkv", Array(output.body))
         #expect(try Oracle.format(mkv)["format_name"] as? String == "matroska,webm")
         let oracle = scratch.file("oracle.mkv")
-        _ = try Command.run("ffmpeg", ["-v", "error", "-i", input, "-map", "0", "-c", "copy", "-f", "matroska", oracle])
+        _ = try Command.run(
+            "ffmpeg", ["-v", "error", "-i", input, "-map", "0", "-c", "copy", "-f", "matroska", oracle])
         #expect(
             try Command.run("ffmpeg", ["-v", "error", "-i", mkv, "-map", "0:v", "-f", "framemd5", "-"]).text
                 == (try Command.run("ffmpeg", ["-v", "error", "-i", oracle, "-map", "0:v", "-f", "framemd5", "-"]).text),
