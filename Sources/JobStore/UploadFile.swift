@@ -8,6 +8,13 @@ public struct UploadedFile: Sendable, Equatable {
     public var size: Int64
     /// Lowercase hex.
     public var sha256: String
+
+    /// A file received elsewhere: a tus upload in the bucket has no `path` here (an empty one).
+    public init(path: String, size: Int64, sha256: String) {
+        self.path = path
+        self.size = size
+        self.sha256 = sha256
+    }
 }
 
 /// A request body on its way to disk, in `<root>/uploads/<random>.part`, hashed as it is written so the

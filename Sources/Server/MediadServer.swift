@@ -50,7 +50,8 @@ public enum MediadServer {
             objects: objects, outputLink: ServiceRoute.outputURL)
         let notifier = try WebhookNotifier(settings: configuration.webhooks, jobs: jobs)
         let deliverer = try await OutputDeliverer.attach(to: jobs, policy: configuration.egress, notifier: notifier)
-        let uploads = uploadRecords(configuration, database: database, store: store, threadPool: threadPool)
+        let uploads = uploadRecords(
+            configuration, database: database, store: store, threadPool: threadPool, objects: objects)
         let service = MediaService(
             jobs: jobs, store: store, threadPool: threadPool, configuration: configuration, notifier: notifier,
             streamLimits: streamLimits, uploadRecords: uploads)
@@ -132,15 +133,17 @@ public enum MediadServer {
         return JobObjects(settings: settings, client: client)
     }
 
-    /// Where tus uploads' records are kept: in the replicas' database with `--database`, else beside their
-    /// bytes in the data directory.
+    /// Where tus uploads' records are kept: in the replicas' database with `--database` (their bytes in the
+    /// bucket with `--objects` too), else beside their bytes in the data directory.
     private static func uploadRecords(
-        _ configuration: ServerConfiguration, database: JobDatabase?, store: JobStore, threadPool: NIOThreadPool
+        _ configuration: ServerConfiguration, database: JobDatabase?, store: JobStore, threadPool: NIOThreadPool,
+        objects: JobObjects?
     ) -> any UploadRecords {
         guard let database, let replicas = configuration.replicas else {
             return FileUploadRecords(store: store, threadPool: threadPool)
         }
-        return DatabaseUploadRecords(database: database, store: store, threadPool: threadPool, replicas: replicas)
+        return DatabaseUploadRecords(
+            database: database, store: store, threadPool: threadPool, replicas: replicas, objects: objects)
     }
 
     /// The HTTP server listening on the configured address; an address in use is a configuration error that

@@ -188,5 +188,24 @@ public enum DatabaseSchema {
             $$
             """
         ],
+        // 6: tus uploads into the bucket of `--objects`: the object they become (`object_key`, and the job it is
+        // the input of when the metadata names one), the multipart upload under way (`object_upload`, null once
+        // completed), the bytes that do not yet fill a part (`tail`, under the 8 MiB part size), the SHA-256
+        // midstate after the stored parts (`hash_state`), and the stored parts themselves.
+        [
+            """
+            ALTER TABLE uploads ADD COLUMN object_key text, ADD COLUMN object_upload text, ADD COLUMN object_job text,
+                ADD COLUMN tail bytea NOT NULL DEFAULT ''::bytea, ADD COLUMN hash_state text
+            """,
+            """
+            CREATE TABLE upload_parts (
+                upload_id text NOT NULL REFERENCES uploads (id) ON DELETE CASCADE,
+                number integer NOT NULL CHECK (number BETWEEN 1 AND 10000),
+                etag text NOT NULL,
+                size bigint NOT NULL CHECK (size > 0),
+                PRIMARY KEY (upload_id, number)
+            )
+            """,
+        ],
     ]
 }

@@ -11,12 +11,14 @@ import PostgresNIO
 extension JobDatabase {
     /// Stores a new upload with nothing committed; false when one of that id exists already.
     @discardableResult
-    public func insertUpload(_ upload: ResumableUpload) async throws -> Bool {
+    /// With `object`, its bytes go into the bucket (`--objects`): the object and the multipart upload made for it.
+    public func insertUpload(_ upload: ResumableUpload, object: UploadObject? = nil) async throws -> Bool {
         let json = try Self.json(upload)
         return try await !rows(
             """
-            INSERT INTO uploads (id, owner, record, length, job_id)
-            VALUES (\(upload.id), \(upload.owner), \(json)::jsonb, \(upload.length), \(upload.jobID))
+            INSERT INTO uploads (id, owner, record, length, job_id, object_key, object_upload, object_job)
+            VALUES (\(upload.id), \(upload.owner), \(json)::jsonb, \(upload.length), \(upload.jobID),
+                \(object?.key), \(object?.uploadID), \(object?.job))
             ON CONFLICT (id) DO NOTHING
             RETURNING id
             """, "storing upload \(upload.id)", as: String.self
@@ -26,16 +28,16 @@ extension JobDatabase {
     /// The upload `id`; nil when there is none.
     public func loadUpload(_ id: String) async throws -> StoredUpload? {
         try await rows(
-            "SELECT record::text, committed_offset, updated_at FROM uploads WHERE id = \(id)",
-            "reading upload \(id)", as: (String, Int64, Date).self
+            "SELECT \(unescaped: Self.storedColumns) FROM uploads WHERE id = \(id)",
+            "reading upload \(id)", as: StoredRow.self
         ).first.map(Self.storedUpload)
     }
 
     /// Every upload, oldest first.
     public func uploads() async throws -> [StoredUpload] {
         try await rows(
-            "SELECT record::text, committed_offset, updated_at FROM uploads ORDER BY created_at, id",
-            "listing uploads", as: (String, Int64, Date).self
+            "SELECT \(unescaped: Self.storedColumns) FROM uploads ORDER BY created_at, id",
+            "listing uploads", as: StoredRow.self
         ).map(Self.storedUpload)
     }
 
@@ -58,17 +60,21 @@ extension JobDatabase {
             ), taken AS (
                 UPDATE uploads SET writer = \(writer), writer_expires = now() + make_interval(secs => \(ttl))
                 WHERE id IN (SELECT id FROM found WHERE NOT live)
-                RETURNING record::text, committed_offset, updated_at, writer_expires
+                RETURNING record::text, committed_offset, updated_at, writer_expires, object_key, object_upload,
+                    object_job
             )
             SELECT found.live, found.writer, taken.record, taken.committed_offset, taken.updated_at,
-                taken.writer_expires
+                taken.writer_expires, taken.object_key, taken.object_upload, taken.object_job
             FROM found LEFT JOIN taken ON true
             """, "taking the writer lease of upload \(id)",
-            as: (Bool, String?, String?, Int64?, Date?, Date?).self)
-        guard let (live, previous, json, offset, updatedAt, expiresAt) = found.first else { return .notFound }
+            as: (Bool, String?, String?, Int64?, Date?, Date?, String?, String?, String?).self)
+        guard let (live, previous, json, offset, updatedAt, expiresAt, key, uploadID, job) = found.first else {
+            return .notFound
+        }
         guard !live, let json, let offset, let updatedAt, let expiresAt else { return .held(by: previous ?? "") }
         return .taken(
-            try Self.storedUpload((json, offset, updatedAt)), expiresAt: expiresAt, tookOverFrom: previous)
+            try Self.storedUpload((json, offset, updatedAt, key, uploadID, job)), expiresAt: expiresAt,
+            tookOverFrom: previous)
     }
 
     /// Extends `writer`'s lease to `now()` + `ttl` seconds; false when the lease is no longer its own.
@@ -124,16 +130,17 @@ extension JobDatabase {
     }
 
     /// Deletes the uploads without a commit or change for `expiry` seconds (by the database's clock) that no
-    /// live lease holds, and returns their ids, whose bytes the caller removes. Replicas sweeping at once
-    /// each get different ids.
-    public func sweepUploads(expiry: Double) async throws -> [String] {
+    /// live lease holds, and returns them, whose bytes (and objects) the caller removes. Replicas sweeping
+    /// at once each get different ones.
+    public func sweepUploads(expiry: Double) async throws -> [SweptUpload] {
         try await rows(
             """
             DELETE FROM uploads
             WHERE updated_at <= now() - make_interval(secs => \(expiry))
                 AND (writer IS NULL OR writer_expires <= now())
-            RETURNING id
-            """, "sweeping expired uploads", as: String.self)
+            RETURNING id, object_key, object_upload, object_job
+            """, "sweeping expired uploads", as: (String, String?, String?, String?).self
+        ).map { SweptUpload(id: $0.0, object: Self.object($0.1, $0.2, $0.3)) }
     }
 
     /// The `record` column's JSON of an upload.
@@ -141,11 +148,21 @@ extension JobDatabase {
         String(decoding: try JobJSON.encoder().encode(upload), as: UTF8.self)
     }
 
-    /// A row of `record::text, committed_offset, updated_at`.
-    static func storedUpload(_ row: (String, Int64, Date)) throws -> StoredUpload {
+    /// The columns a `StoredUpload` is read from.
+    static let storedColumns = "record::text, committed_offset, updated_at, object_key, object_upload, object_job"
+    typealias StoredRow = (String, Int64, Date, String?, String?, String?)
+
+    /// The object of a row's `object_key`, `object_upload` and `object_job`.
+    static func object(_ key: String?, _ uploadID: String?, _ job: String?) -> UploadObject? {
+        key.map { UploadObject(key: $0, uploadID: uploadID, job: job) }
+    }
+
+    /// A row of `storedColumns`.
+    static func storedUpload(_ row: StoredRow) throws -> StoredUpload {
         do {
             let upload = try JobJSON.decoder().decode(ResumableUpload.self, from: Data(row.0.utf8))
-            return StoredUpload(upload: upload, committedOffset: row.1, updatedAt: row.2)
+            return StoredUpload(
+                upload: upload, committedOffset: row.1, updatedAt: row.2, object: Self.object(row.3, row.4, row.5))
         } catch {
             throw DatabaseError(.queryFailed, "a stored upload record does not decode: \(error)")
         }

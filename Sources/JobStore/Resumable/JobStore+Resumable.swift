@@ -80,6 +80,36 @@ extension JobStore {
         return try ResumableWriter(store: self, id: id, record: (record, committed))
     }
 
+    /// For an upload whose bytes became its job's input in the bucket (`--objects`): its directory made
+    /// here when missing, without a data file, so that it opens as an upload whose bytes moved into its job.
+    public func createResumableDirectory(_ upload: ResumableUpload) throws {
+        guard !FileIO.isDirectory(resumableUploadDirectory(id: upload.id)) else { return }
+        try createResumable(upload, keepingRecord: false)
+        guard unlink(resumableDataPath(id: upload.id)) == 0 else {
+            throw StoreError.io("cannot remove", resumableDataPath(id: upload.id))
+        }
+    }
+
+    /// For an upload whose bytes are in the bucket (`--objects`): its directory here made (when missing)
+    /// with a data file of `committed` bytes, sparse but for `tail`, the bytes past the last stored part,
+    /// at its end. A request appends there and sends the parts it fills from there, as if every byte were
+    /// here; the holes take no room.
+    public func prepareResumableScratch(_ upload: ResumableUpload, committed: Int64, tail: [UInt8]) throws {
+        if !FileIO.isDirectory(resumableUploadDirectory(id: upload.id)) {
+            try createResumable(upload, keepingRecord: false)
+        }
+        let path = resumableDataPath(id: upload.id)
+        let data = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard data >= 0 else { throw StoreError.io("cannot open", path) }
+        defer { Foundation.close(data) }
+        let start = committed - Int64(tail.count)
+        guard ftruncate(data, 0) == 0, ftruncate(data, off_t(start)) == 0 else {
+            throw StoreError.io("cannot truncate", path)
+        }
+        let written = tail.withUnsafeBytes { pwrite(data, $0.baseAddress, $0.count, off_t(start)) }
+        guard written == tail.count else { throw StoreError.io("cannot write", path) }
+    }
+
     /// Whether upload `id`'s bytes are still in its directory (not moved into a job, nor removed).
     public func resumableHoldsData(id: String) -> Bool {
         Self.isValidID(id) && Self.status(resumableDataPath(id: id)) != nil

@@ -151,6 +151,17 @@ public final class ResumableWriter: @unchecked Sendable {
         }
     }
 
+    /// Cuts the file back to `offset` bytes (never below where the chunk under way started): the bytes past
+    /// it could not be kept.
+    public func cut(to offset: Int64) throws {
+        try lock.withLock {
+            guard data >= 0, offset < self.offset else { return }
+            let target = max(offset, chunkStart)
+            guard ftruncate(data, off_t(target)) == 0 else { throw StoreError.io("cannot truncate", dataPath) }
+            self.offset = target
+        }
+    }
+
     /// The complete upload as a file a job can take: its path, size and SHA-256, read back from the disk
     /// (the SHA-256 is recorded, so later calls do not read it again).
     public func completedFile() throws -> UploadedFile {

@@ -12,6 +12,12 @@ extension S3Client {
     public struct Part: Sendable, Equatable {
         public let number: Int
         public let etag: String
+
+        /// A part stored earlier, as recorded (its ETag the store's answer then).
+        public init(number: Int, etag: String) {
+            self.number = number
+            self.etag = etag
+        }
     }
 
     /// An upload in progress, as `listMultipartUploads` finds it: its key (relative to the prefix) and id.

@@ -77,7 +77,9 @@ struct JobIntake {
         if let objects = jobs.objects {
             try await store(in: objects, id: id, options.kind, received, egress)
         }
-        let (files, stored) = (inputs, record)
+        // An input in the bucket alone (a tus upload's object, no path here) is staged by the replica that
+        // runs the job.
+        let (files, stored) = (inputs.filter { !$0.value.path.isEmpty }, record)
         let moving = arriving.map { (name: $0.input.name, path: $0.path) }
         do {
             try await threadPool.runIfActive { [store] in
@@ -91,7 +93,8 @@ struct JobIntake {
     }
 
     /// Puts into the bucket what a replica that claims job `id` needs and does not have yet: the received
-    /// inputs not put while they arrived (tus uploads, a raw mux body) and the job's URLs. A store that
+    /// inputs not put while they arrived (tus uploads, a raw mux body; a tus upload in the bucket already
+    /// is copied there) and the job's URLs. A store that
     /// fails is a 503 `storage_unavailable`; what was put is removed then.
     private func store(
         in objects: JobObjects, id: String, _ kind: JobKind, _ received: [String: UploadReceiver.Part],
@@ -100,7 +103,11 @@ struct JobIntake {
         do {
             for part in kind.inputs {
                 guard let upload = received[part.name], !upload.inBucket else { continue }
-                try await objects.putInput(job: id, name: part.storedName, file: upload.file)
+                if let key = upload.object {
+                    try await objects.copyInput(from: key, job: id, name: part.storedName)
+                } else {
+                    try await objects.putInput(job: id, name: part.storedName, file: upload.file)
+                }
             }
             if !egress.isEmpty { try await objects.putEgress(job: id, egress) }
         } catch let error as MediaError {

@@ -130,14 +130,17 @@ struct SubmissionHandler {
                         + "\(kind.inputs.map { "'\($0.name)'" }.joined(separator: " or ")), or its URL as "
                         + kind.inputs.map(InputURLs.field).joined(separator: " or "))
             }
-            for (part, upload) in received {
+            // A tus upload in the bucket alone (`--objects`: no path here) is judged by the job's run.
+            for (part, upload) in received where !upload.file.path.isEmpty {
                 let path = upload.file.path
                 try await threadPool.runIfActive { try InputScreen.check(path, part: part, kind: kind) }
             }
             // A job's worker may map at most --job-memory; in-process jobs have no limit of their own.
             let memoryLimit = configuration.isolation.mode == .process ? configuration.isolation.jobMemory : nil
             if let admission = try kind.admission(for: options, memoryLimit: memoryLimit) {
-                for upload in received.values { try await prober.admit(upload.file.path, admission) }
+                for upload in received.values where !upload.file.path.isEmpty {
+                    try await prober.admit(upload.file.path, admission)
+                }
             }
             if let callback { _ = try configuration.webhooks.check(callback) }
             let fingerprint = IdempotencyEntry(

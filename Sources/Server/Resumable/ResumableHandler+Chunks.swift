@@ -68,6 +68,7 @@ extension ResumableHandler {
     ) async throws {
         writer.file.beginChunk(verifying: checksum?.algorithm)
         let blocks = BlockWriter(sink: writer.file, threadPool: threadPool)
+        blocks.parts = writer.object?.beginChunk(at: writer.offset, length: writer.upload.length)
         do {
             while let bytes = try await body.next() {
                 guard body.received <= remaining else {

@@ -1,4 +1,5 @@
 import Foundation
+import JobDatabase
 import JobStore
 import MediaJobs
 import MediadHTTP
@@ -12,7 +13,10 @@ extension ResumableHandler {
     /// Records the complete upload's SHA-256 and, when its metadata names a kind, makes it that job, with
     /// the same checks as an upload sent with the job (queue capacity, input screening). Made once: the job's
     /// id is recorded before the job is stored, so a retried last chunk finds the job instead of making
-    /// another. An upload the screening refuses is deleted (its bytes can never become that job).
+    /// another. An upload the screening refuses is deleted (its bytes can never become that job). With
+    /// `--objects` the upload's object is the job's input already (its key chosen with the job's id when the
+    /// upload was made): the job is made from the bucket, and its first bytes are judged by the run, not
+    /// screened here (no replica holds them).
     func complete(_ writer: UploadWriter) async throws {
         if let id = writer.upload.jobID {
             let stored = try await threadPool.runIfActive { [store] in try store.load(id: id) != nil }
@@ -23,21 +27,26 @@ extension ResumableHandler {
         let options = try JobIntake.options(job.kind, job.options)
         try await intake.checkCapacity()
         let part = job.part
-        do {
-            try await threadPool.runIfActive { try InputScreen.check(file.path, part: part, kind: job.kind) }
-        } catch {
-            try? await writer.delete()
-            jobs.ledger.forgetUpload(writer.upload.id)
-            throw error
+        let inBucket = writer.object != nil
+        if !inBucket {
+            do {
+                try await threadPool.runIfActive { try InputScreen.check(file.path, part: part, kind: job.kind) }
+            } catch {
+                try? await writer.delete()
+                jobs.ledger.forgetUpload(writer.upload.id)
+                throw error
+            }
         }
         var claimed = writer.upload
-        let id = claimed.jobID ?? JobStore.newID()
+        let id = claimed.jobID ?? writer.object?.object.job ?? JobStore.newID()
         claimed.jobID = id
         let upload = claimed
         try await writer.save(upload)
         let record = try await intake.create(
-            id: id, options: options, received: [part: UploadReceiver.Part(file: file, filename: nil)],
+            id: id, options: options,
+            received: [part: UploadReceiver.Part(file: file, filename: nil, inBucket: inBucket)],
             sourceName: job.sourceName, owner: upload.owner, callbackURL: job.callbackURL)
+        try await writer.handOver()
         try await jobs.enqueue(record)
         // Its bytes are the job's input now, counted with the job.
         jobs.ledger.forgetUpload(upload.id)
@@ -82,7 +91,9 @@ extension ResumableHandler {
                     .conflict, "upload_in_use", "upload \(id) names a kind: it becomes that job by itself")
             }
             let file = try await writer.completedFile()
-            return UploadReceiver.Part(file: file, filename: writer.upload.metadata["filename"], resumable: writer)
+            return UploadReceiver.Part(
+                file: file, filename: writer.upload.metadata["filename"], resumable: writer,
+                object: writer.object?.object.key)
         } catch {
             await writer.close()
             throw error

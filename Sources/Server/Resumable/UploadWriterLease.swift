@@ -91,3 +91,27 @@ final class UploadWriterLease: Sendable {
         }
     }
 }
+
+extension UploadWriterLease {
+    /// Records a commit of an upload into the bucket: `offset`, the parts stored since the last one, the
+    /// tail, the midstate and, with `record`, the upload's record.
+    func commit(
+        offset: Int64, parts: [StoredPart], tail: [UInt8], midstate: String?, record: ResumableUpload?
+    ) async throws {
+        try await holding { [id, writer, ttl] in
+            try await $0.commitUploadProgress(
+                id, offset: offset, parts: parts, tail: tail, midstate: midstate, record: record, writer: writer,
+                ttl: ttl)
+        }
+    }
+
+    /// Records that the upload's multipart upload is completed.
+    func completeObject() async throws {
+        try await holding { [id, writer] in try await $0.completeUploadObject(id, writer: writer) }
+    }
+
+    /// Records that the upload's object is its job's input now.
+    func handOverObject() async throws {
+        try await holding { [id, writer] in try await $0.handOverUploadObject(id, writer: writer) }
+    }
+}

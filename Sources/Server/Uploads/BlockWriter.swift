@@ -38,6 +38,8 @@ final class BlockWriter<Sink: BlockSink> {
     private var digesting: [Task<Void, Never>] = []
     /// With `--objects`, the put into the bucket fed from the file as blocks land in it.
     var object: InputObjectPut?
+    /// With `--objects`, the parts of a tus upload cut from its data file as blocks land in it.
+    var parts: UploadPartFeed?
     /// Bytes appended to the sink so far, and those of the append under way.
     private var appended: Int64 = 0
     private var appendingCount: Int64 = 0
@@ -100,6 +102,7 @@ final class BlockWriter<Sink: BlockSink> {
         appended += appendingCount
         appendingCount = 0
         try await object?.grew(to: appended)
+        try await parts?.grew(to: appended)
     }
 
     /// Waits for every digest under way.

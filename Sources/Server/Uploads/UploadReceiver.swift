@@ -25,6 +25,9 @@ struct UploadReceiver {
         var resumable: UploadWriter? = nil
         /// Whether the file is in the bucket of `--objects` already, put while it arrived.
         var inBucket = false
+        /// The key of the object a tus upload without a kind became (`--objects`), which the job's input
+        /// is copied from.
+        var object: String? = nil
     }
 
     /// The whole body as one file. An empty body is `missing_input`; one that passes the caller's quota as
