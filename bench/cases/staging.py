@@ -39,7 +39,7 @@ class StagingCases:
             objects = ["--database", postgres.url, "--workers", "1", "--objects", "s3://mediad/staging",
                        "--s3-endpoint", store.endpoint, "--s3-path-style"]
             a = Server(self.mediad, self.scratch, "--replica-id", "a", *objects, environment=store.environment)
-            held = hold_worker(a, self.media.small)
+            held = hold_worker(a, self.media.mid)
             s3 = store.client()
             times = {}
             for mode, flags in (("whole", ["--objects-stage-whole"]), ("overlapped", [])):
@@ -106,6 +106,8 @@ def hold_worker(server, path):
             if found:
                 worker = int(found[0])
                 os.kill(worker, signal.SIGSTOP)
+                # Still running a second later: the worker was stopped before it could report its end.
+                time.sleep(1)
                 _, record = call("GET", server.url(f"/jobs/{job}"))
                 if record["state"] == "running":
                     return worker
