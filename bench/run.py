@@ -60,7 +60,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3, help="timed runs per measurement (after one warm-up)")
     parser.add_argument("--note", default="", help="a line for the results file (e.g. what else ran)")
     parser.add_argument("--cases", default="remux,package,encode,upload,end_to_end,small_jobs,scaling,status_api,"
-                                            "transcode,thumbnails,loudness,ladder,database,objects",
+                                            "transcode,thumbnails,loudness,ladder,database,objects,objects_staging",
                         help="comma-separated subset of the cases")
     arguments = parser.parse_args()
     servers.NGINX = arguments.nginx

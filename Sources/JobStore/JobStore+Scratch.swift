@@ -44,6 +44,29 @@ extension JobStore {
         try writeEgressTargets(targets, into: jobDirectory(id: id))
     }
 
+    /// Moves an upload still being written into the job as input `name` (its descriptor stays open and
+    /// writes on where the file lands), replacing what an earlier, interrupted attempt left under that
+    /// name: the job's worker reads it as it grows while it is staged from the bucket. The upload is
+    /// discarded on failure.
+    public func placeGrowingInput(id: String, name: String, upload: UploadFile) throws {
+        do {
+            try Self.requireValidID(id)
+            guard Self.isValidFileName(name) else { throw StoreError.invalidFileName(name) }
+            guard FileIO.isDirectory(jobDirectory(id: id)) else { throw StoreError.notFound(id) }
+            try FileIO.rename(upload.path, to: inputPath(id: id, name: name))
+        } catch {
+            upload.discard()
+            throw error
+        }
+    }
+
+    /// Removes input `name` of job `id`, one staged from the bucket that is not the file the job recorded
+    /// (or not all of it), so that no later attempt takes it for the input.
+    public func removeInput(id: String, name: String) {
+        guard Self.isValidID(id), Self.isValidFileName(name) else { return }
+        unlink(inputPath(id: id, name: name))
+    }
+
     /// Whether input `name` of job `id` is in its directory with `size` bytes.
     public func hasInput(id: String, name: String, size: Int64) -> Bool {
         var status = stat()

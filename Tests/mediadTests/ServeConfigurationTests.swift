@@ -97,9 +97,14 @@ import Testing
         (["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_S3_REGION": "EU West"], "--s3-region must be lowercase"),
         (
             ["MEDIAD_S3_ENDPOINT": "http://127.0.0.1:9000"],
-            "--s3-endpoint, --s3-region, --s3-path-style and --objects-proxy need --objects"
+            "--s3-endpoint, --s3-region, --s3-path-style, --objects-proxy and --objects-stage-whole need --objects"
         ),
         (["MEDIAD_OBJECTS_PROXY": "1"], "need --objects"),
+        (["MEDIAD_OBJECTS_STAGE_WHOLE": "1"], "need --objects"),
+        (
+            ["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_OBJECTS_STAGE_WHOLE": "maybe"],
+            "MEDIAD_OBJECTS_STAGE_WHOLE must be 1 or 0"
+        ),
     ])
     func environmentValuesAreReadLikeFlags(environment: [String: String], message: String) throws {
         let result = try Self.serve(environment: environment)

@@ -8,6 +8,7 @@ from cases.jobs import JobCases
 from cases.objects import ObjectCases
 from cases.package import PackageCases
 from cases.remux import RemuxCases
+from cases.staging import StagingCases
 from cases.status_api import StatusAPICases
 from cases.thumbnails import ThumbnailsCases
 from cases.transcode import TranscodeCases
@@ -15,5 +16,6 @@ from cases.upload import UploadCases
 
 
 class Bench(BenchBase, RemuxCases, PackageCases, EncodeCases, UploadCases, JobCases, StatusAPICases,
-            TranscodeCases, ThumbnailsCases, DatabaseCases, ObjectCases):
+            TranscodeCases, ThumbnailsCases, DatabaseCases, ObjectCases,
+            StagingCases):
     """Every case, run against the binaries in `--bin-dir` on the media of `Media`."""

@@ -11,7 +11,8 @@ import Synchronization
 /// libav's log lines go to the job's log, which the server leaves alone while the worker runs.
 public enum JobWorker {
     /// Runs the jobs the server sends on stdin one after another, each line a job's id, its CPU-time
-    /// budget in seconds and what it may write (`OutputAllowance.jobLineFields`), and answers each with
+    /// budget in seconds, what it may write (`OutputAllowance.jobLineFields`) and the names of its inputs
+    /// still being staged from the bucket (comma-separated, `-` for none), and answers each with
     /// progress lines, then one final message (success or failure); a worker that dies first leaves no
     /// final message, which the server reads as a crash.
     /// Returns at the end of stdin, which comes when the server retires the worker or exits.
@@ -31,15 +32,16 @@ public enum JobWorker {
             AllocationFailures.rearmReport()
             let allocations = AllocationFailures.current
             let message = finalMessage(allocations: allocations) {
-                guard fields.count == 5, let seconds = Int(fields[1]),
-                    let allowance = OutputAllowance(jobLineFields: Array(fields[2...]))
+                guard fields.count == 6, let seconds = Int(fields[1]),
+                    let allowance = OutputAllowance(jobLineFields: Array(fields[2..<5]))
                 else {
                     throw MediaError(.internalError, "the worker cannot read the job line '\(line.prefix(200))'")
                 }
                 try WorkerLimits.allowCPU(seconds: seconds)
+                let staging = fields[5] == "-" ? [] : fields[5].split(separator: ",").map(String.init)
                 return try runJob(
-                    dataDirectory: dataDirectory, id: String(fields[0]), allowance: allowance, limits: limits,
-                    minimumFreeBytes: minimumFreeBytes)
+                    dataDirectory: dataDirectory, id: String(fields[0]), staging: Set(staging), allowance: allowance,
+                    limits: limits, minimumFreeBytes: minimumFreeBytes)
             }
             FileHandle.standardOutput.write(message.line())
         }
@@ -60,7 +62,8 @@ public enum JobWorker {
     }
 
     private static func runJob(
-        dataDirectory: String, id: String, allowance: OutputAllowance, limits: WorkerLimits, minimumFreeBytes: Int64
+        dataDirectory: String, id: String, staging: Set<String>, allowance: OutputAllowance, limits: WorkerLimits,
+        minimumFreeBytes: Int64
     ) throws -> JobExecutor.Outcome {
         let store = try JobStore(root: dataDirectory, minimumFreeBytes: minimumFreeBytes)
         guard let record = try store.load(id: id) else { throw MediaError(.internalError, "no job \(id) in the store") }
@@ -79,7 +82,7 @@ public enum JobWorker {
                 try meter.check()
             }, outputAllowance: allowance)
         do {
-            return try JobExecutor(store: store).run(record, context: context)
+            return try JobExecutor(store: store).run(record, staging: staging, context: context)
         } catch let error as MediaError where error.code == .outputTooLarge && !error.message.contains("--max-output") {
             // A write the kernel stopped (EFBIG): one file reached RLIMIT_FSIZE.
             throw MediaError(

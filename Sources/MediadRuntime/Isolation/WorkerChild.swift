@@ -73,7 +73,7 @@ package final class WorkerChild: @unchecked Sendable {
         process.standardError = stderr
     }
 
-    /// A `mediad worker` for jobs of the store in `dataDirectory`, sent with `send(job:cpuSeconds:allowance:)`.
+    /// A `mediad worker` for jobs of the store in `dataDirectory`, sent with `send(job:cpuSeconds:allowance:staging:)`.
     package convenience init(dataDirectory: String, limits: WorkerLimits, minimumFreeBytes: Int64) {
         self.init(
             arguments: ["worker", "--data-dir", dataDirectory] + limits.arguments + [
@@ -117,13 +117,15 @@ package final class WorkerChild: @unchecked Sendable {
     /// Whether the process has not ended.
     package var isRunning: Bool { process.isRunning }
 
-    /// Sends a job worker its next job, with the CPU seconds it may use and what it may write, and starts
-    /// a new stderr tail for it. Throws when the worker is gone (its stdin closed): `write(2)` rather than
-    /// `FileHandle.write`, which traps on EPIPE.
-    package func send(job id: String, cpuSeconds: Int, allowance: OutputAllowance) throws {
+    /// Sends a job worker its next job, with the CPU seconds it may use, what it may write and the inputs
+    /// still being staged from the bucket (read as they grow), and starts a new stderr tail for it. Throws
+    /// when the worker is gone (its stdin closed): `write(2)` rather than `FileHandle.write`, which traps
+    /// on EPIPE.
+    package func send(job id: String, cpuSeconds: Int, allowance: OutputAllowance, staging: [String]) throws {
         tail.withLock { $0.removeAll() }
         jobsStarted += 1
-        let line = Array("\(id) \(cpuSeconds) \(allowance.jobLineFields)\n".utf8)
+        let staged = staging.isEmpty ? "-" : staging.joined(separator: ",")
+        let line = Array("\(id) \(cpuSeconds) \(allowance.jobLineFields) \(staged)\n".utf8)
         let written = line.withUnsafeBytes {
             write(stdin.fileHandleForWriting.fileDescriptor, $0.baseAddress, $0.count)
         }

@@ -15,11 +15,12 @@ package struct WorkerSupervisor {
     package let settings: IsolationSettings
     package let pool: WorkerPool
 
-    /// Runs the job to its end, sending the worker what it may write; writes to the job's log only before
-    /// the worker starts on it and after it ended. `fetchTime`, the seconds the run spent fetching URL
-    /// inputs, is taken off the job's time limit.
+    /// Runs the job to its end, sending the worker what it may write and which inputs are still being
+    /// `staging` from the bucket; writes to the job's log only before the worker starts on it and after it
+    /// ended. `fetchTime`, the seconds the run spent fetching URL inputs, is taken off the job's time limit.
     package func run(
-        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval, allowance: OutputAllowance
+        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval, allowance: OutputAllowance,
+        staging: [String] = []
     ) -> Result<JobExecutor.Outcome, Error> {
         let logPath = store.logPath(id: record.id)
         let log = JobLog(path: logPath)
@@ -34,7 +35,7 @@ package struct WorkerSupervisor {
         )
         let child: WorkerChild
         do {
-            child = try start(record.id, cpuSeconds: limits.cpuSeconds, allowance: allowance)
+            child = try start(record.id, cpuSeconds: limits.cpuSeconds, allowance: allowance, staging: staging)
         } catch {
             log.write("attempt \(record.attempts): cannot start a worker: \(error)")
             return .failure(MediaError(.internalError, "cannot start a worker process: \(error)"))
@@ -76,16 +77,18 @@ package struct WorkerSupervisor {
 
     /// A worker from the pool running job `id`. An idle worker can have died since its last job (its
     /// stdin is then closed): a fresh one takes the job instead.
-    private func start(_ id: String, cpuSeconds: Int, allowance: OutputAllowance) throws -> WorkerChild {
+    private func start(_ id: String, cpuSeconds: Int, allowance: OutputAllowance, staging: [String]) throws
+        -> WorkerChild
+    {
         let worker = try pool.take()
         do {
-            try worker.send(job: id, cpuSeconds: cpuSeconds, allowance: allowance)
+            try worker.send(job: id, cpuSeconds: cpuSeconds, allowance: allowance, staging: staging)
             return worker
         } catch {
             worker.kill()
             _ = worker.wait()
             let fresh = try pool.take()
-            try fresh.send(job: id, cpuSeconds: cpuSeconds, allowance: allowance)
+            try fresh.send(job: id, cpuSeconds: cpuSeconds, allowance: allowance, staging: staging)
             return fresh
         }
     }

@@ -35,13 +35,16 @@ package struct JobExecutor {
         }
     }
 
-    /// Runs the job and digests its outputs (its inputs still arriving read as they arrive); outputs that
-    /// passed `context`'s allowance, which the run itself may not have caught, fail it (`output_too_large`,
-    /// `quota_exceeded`) and are removed.
-    package func run(_ record: JobRecord, context: JobContext) throws -> Outcome {
+    /// Runs the job and digests its outputs (its inputs still arriving, and those still `staging` from the
+    /// bucket, read as they arrive); outputs that passed `context`'s allowance, which the run itself may not
+    /// have caught, fail it (`output_too_large`, `quota_exceeded`) and are removed.
+    package func run(_ record: JobRecord, staging: Set<String> = [], context: JobContext) throws -> Outcome {
         let id = record.id
         // An input still arriving is read as it grows, as the whole file it will be.
-        let arriving = (record.arrivingInputs ?? []).map { (store.inputPath(id: id, name: $0.name), $0.size) }
+        let growing =
+            (record.arrivingInputs ?? []).map { ($0.name, $0.size) }
+            + record.inputs.filter { staging.contains($0.name) }.map { ($0.name, $0.size) }
+        let arriving = growing.map { (store.inputPath(id: id, name: $0.0), $0.1) }
         for (path, size) in arriving { ArrivingFiles.register(path, size: size) }
         defer { for (path, _) in arriving { ArrivingFiles.unregister(path) } }
         let given = Set(record.inputs.map(\.name) + (record.arrivingInputs ?? []).map(\.name))

@@ -56,19 +56,20 @@ extension JobService {
         }
     }
 
-    /// The run's `outcome` once the job's input has arrived: the upload's error, its outputs removed and
-    /// the failure written to its log, when the upload failed; `cancelled` when the job was cancelled
-    /// first.
-    func gate(_ id: String, _ outcome: Result<JobExecutor.Outcome, Error>, on arrival: InputArrival) async
-        -> Result<JobExecutor.Outcome, Error>
-    {
+    /// The run's `outcome` once the job's input has arrived: the error of `failing` (the upload, or the
+    /// staging from the bucket), its outputs removed and the failure written to its log, when it failed;
+    /// `cancelled` when the job was cancelled first.
+    func gate(
+        _ id: String, _ outcome: Result<JobExecutor.Outcome, Error>, on arrival: InputArrival,
+        failing what: String = "the upload of its input"
+    ) async -> Result<JobExecutor.Outcome, Error> {
         guard let failure = await arrival.settled() else { return outcome }
         let cancelled = failure.code == MediaError.Code.cancelled.rawValue
         try? await io { [store] in
             try store.removeOutputs(id: id)
             guard !cancelled else { return }
             let log = JobLog(path: store.logPath(id: id))
-            log.write("failed: the upload of its input failed: \(failure.code): \(failure.message)")
+            log.write("failed: \(what) failed: \(failure.code): \(failure.message)")
             log.close()
         }
         return .failure(MediaError(MediaError.Code(rawValue: failure.code), failure.message))

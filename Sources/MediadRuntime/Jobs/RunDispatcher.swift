@@ -25,13 +25,20 @@ struct RunDispatcher: Sendable {
         pool = WorkerPool(store: store, settings: isolation)
     }
 
+    /// Whether a run's worker can read an input while it is still being staged from the bucket: only a
+    /// worker in a process of its own, which is killed when the staging fails while it waits for bytes.
+    var readsGrowingInputs: Bool { isolation.mode == .process }
+
     /// The run's outcome, once its thread is done. `fetchTime`, the seconds the run spent fetching the
-    /// job's URL inputs, counts against the job's time limit.
+    /// job's URL inputs, counts against the job's time limit; `staging` names the inputs still being
+    /// staged from the bucket (only when `readsGrowingInputs`).
     func run(
-        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval
+        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval, staging: [String] = []
     ) async -> Result<JobExecutor.Outcome, Error> {
         do {
-            return try await DedicatedThread.run(name: "mediad-job") { execute(record, run, fetchTime: fetchTime) }
+            return try await DedicatedThread.run(name: "mediad-job") {
+                execute(record, run, fetchTime: fetchTime, staging: staging)
+            }
         } catch {
             return .failure(error)
         }
@@ -40,14 +47,14 @@ struct RunDispatcher: Sendable {
     /// Runs the job to its end, with what it may write measured as it starts, and writes how it ended to
     /// its log.
     private func execute(
-        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval
+        _ record: JobRecord, _ run: RunningJob, fetchTime: TimeInterval, staging: [String]
     ) -> Result<JobExecutor.Outcome, Error> {
         let allowance = ledger.allowance(for: record, maxOutput: isolation.maxOutput)
         let outcome =
             switch isolation.mode {
             case .process:
                 WorkerSupervisor(store: store, settings: isolation, pool: pool).run(
-                    record, run, fetchTime: fetchTime, allowance: allowance)
+                    record, run, fetchTime: fetchTime, allowance: allowance, staging: staging)
             case .none: runInProcess(record, run, allowance: allowance)
             }
         let log = JobLog(path: store.logPath(id: record.id))
@@ -57,7 +64,7 @@ struct RunDispatcher: Sendable {
             log.write("succeeded")
         case .failure(let error as MediaError) where error.code == .cancelled:
             // A run stopped for its failed upload ends with the upload's error, written once it is known.
-            log.write(run.stopReason == .inputFailed ? "stopped: the upload of its input failed" : "cancelled")
+            log.write(run.stopReason == .inputFailed ? "stopped: its input did not arrive whole" : "cancelled")
         case .failure(let error):
             log.write("failed: \(error)")
         }

@@ -64,9 +64,11 @@ final class RunTracker {
             let unplaced = await jobs.prepareScratch(started)
             try? await jobs.save(started)
             var outcome: Result<JobExecutor.Outcome, Error>
+            var staging: InputStaging? = nil
             do {
                 if let unplaced { throw unplaced }
-                try await jobs.stageInputs(started, run)
+                staging = try await jobs.stageInputs(
+                    started, run, overlapping: dispatcher.readsGrowingInputs && !queued.hasInputsToFetch)
                 var ready = started
                 var fetchTime: TimeInterval = 0
                 if queued.hasInputsToFetch {
@@ -75,11 +77,12 @@ final class RunTracker {
                     fetchTime = Date().timeIntervalSince(fetchStart)
                     try await takeWorker(started.id, run, jobs)
                 }
-                outcome = await dispatcher.run(ready, run, fetchTime: fetchTime)
+                outcome = await dispatcher.run(ready, run, fetchTime: fetchTime, staging: staging?.names ?? [])
             } catch {
                 outcome = .failure(error)
             }
             if let arrival { outcome = await jobs.gate(started.id, outcome, on: arrival) }
+            if let staging { outcome = await jobs.settle(started.id, outcome, staged: staging, run) }
             await self.completed(started.id, RunEnd(outcome, stop: run.stopReason), jobs)
         }
     }

@@ -12,8 +12,8 @@ package final class RunningJob: Sendable {
         case shutdown = 2
         /// Shared store: another replica took the job over (this one missed renewing its lease).
         case leaseLost = 3
-        /// The upload of the job's input, still arriving while it ran, failed: the job ends `failed` with
-        /// the upload's error (`InputArrival`).
+        /// The upload of the job's input, still arriving while it ran, or its staging from the bucket,
+        /// failed: the job ends `failed` with that error (`InputArrival`).
         case inputFailed = 4
     }
 

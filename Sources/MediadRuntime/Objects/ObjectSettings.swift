@@ -9,6 +9,9 @@ public struct ObjectSettings: Sendable {
     public var proxy = false
     /// How long a download's presigned URL is valid, in seconds.
     public var downloadExpiry = 300
+    /// A job's inputs are staged from the bucket whole, and checked, before its worker starts, instead of
+    /// while the worker already reads them (`--objects-stage-whole`).
+    public var stageWhole = false
 
     public init(location: S3Location) {
         self.location = location

@@ -18,7 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
             MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT, MEDIAD_WEBHOOK_SECRET, \
             MEDIAD_WEBHOOK_ALLOW, MEDIAD_WEBHOOK_RETRY_BASE, MEDIAD_WEBHOOK_CA_FILE, MEDIAD_EGRESS_ALLOW, \
             MEDIAD_EGRESS_CONNECT_TIMEOUT, MEDIAD_EGRESS_IDLE_TIMEOUT, MEDIAD_INPUT_TIMEOUT, MEDIAD_OBJECTS, \
-            MEDIAD_S3_ENDPOINT, MEDIAD_S3_REGION, MEDIAD_S3_PATH_STYLE, MEDIAD_OBJECTS_PROXY. A flag wins over the \
+            MEDIAD_S3_ENDPOINT, MEDIAD_S3_REGION, MEDIAD_S3_PATH_STYLE, MEDIAD_OBJECTS_PROXY, \
+            MEDIAD_OBJECTS_STAGE_WHOLE. A flag wins over the \
             environment.
 
             Each job runs in a `mediad worker` process, limited in address space (--job-memory), output \
@@ -54,8 +55,11 @@ struct ServeCommand: AsyncParsableCommand {
 
             --objects s3://bucket/prefix puts every job's outputs into an S3 bucket before the job succeeds \
             (storage_unavailable when the store stays down); downloads answer 302 to a presigned GET, or stream \
-            through mediad with --objects-proxy. A store that cannot be used stops serve at start with one line \
-            (objects_unreachable, objects_access_denied, objects_bucket_missing).
+            through mediad with --objects-proxy. A replica that runs a job whose input it lacks streams the \
+            input's GET into place while the worker already reads it (checked against the recorded size and \
+            SHA-256 before the job may succeed), or stages it whole first with --objects-stage-whole. A store \
+            that cannot be used stops serve at start with one line (objects_unreachable, \
+            objects_access_denied, objects_bucket_missing).
 
             Example: mediad serve --port 8080 --data-dir /var/lib/mediad --workers 2
             """)

@@ -111,9 +111,12 @@ extension ServeOptions {
         let region = try environment.value(s3Region, Setting.s3Region)
         let pathStyle = try Self.isOn(s3PathStyle, "MEDIAD_S3_PATH_STYLE", environment)
         let proxy = try Self.isOn(objectsProxy, "MEDIAD_OBJECTS_PROXY", environment)
+        let stageWhole = try Self.isOn(objectsStageWhole, "MEDIAD_OBJECTS_STAGE_WHOLE", environment)
         guard let objects = try environment.value(objects, Setting.objects) else {
-            if endpoint != nil || region != nil || pathStyle || proxy {
-                throw ValidationError("--s3-endpoint, --s3-region, --s3-path-style and --objects-proxy need --objects")
+            if endpoint != nil || region != nil || pathStyle || proxy || stageWhole {
+                throw ValidationError(
+                    "--s3-endpoint, --s3-region, --s3-path-style, --objects-proxy and --objects-stage-whole need --objects"
+                )
             }
             return nil
         }
@@ -121,6 +124,7 @@ extension ServeOptions {
             var settings = ObjectSettings(
                 location: try S3Location(objects: objects, endpoint: endpoint, region: region, pathStyle: pathStyle))
             settings.proxy = proxy
+            settings.stageWhole = stageWhole
             return settings
         } catch {
             throw ValidationError("invalid_objects: \(error)")

@@ -76,4 +76,10 @@ struct ServeOptions: ParsableArguments {
             "Stream outputs in the bucket through mediad instead of redirecting to the store (env MEDIAD_OBJECTS_PROXY=1)."
     )
     var objectsProxy = false
+
+    @Flag(
+        help:
+            "Stage a job's inputs from the bucket whole before its worker starts, not while it reads them (env MEDIAD_OBJECTS_STAGE_WHOLE=1)."
+    )
+    var objectsStageWhole = false
 }

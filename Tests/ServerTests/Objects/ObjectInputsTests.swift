@@ -133,20 +133,20 @@ import Testing
     }
 
     /// Two replicas on one database and one bucket, each with its own data directory: a job submitted to
-    /// the one whose worker is busy runs on the other, which stages the input from the bucket; both serve
-    /// the output with the recorded SHA-256.
+    /// the one whose worker is busy runs on the other, which stages the input from the bucket (whole before
+    /// the worker starts, with `--objects-stage-whole`); both serve the output with the recorded SHA-256.
     @Test func aReplicaWithItsOwnDataDirectoryRunsAJobAnotherReceived() throws {
         let postgres = try DatabaseReplicaTests.database()
         defer { postgres.shutdown() }
         let s3 = try SeaweedFS()
         let scratch = try Scratch("objects-replicas")
-        func replica(_ name: String) throws -> ServerProcess {
+        func replica(_ name: String, _ extra: [String] = []) throws -> ServerProcess {
             try ServerProcess(
                 dataDirectory: scratch.file("data-\(name)"),
                 [
                     "--database", postgres.url(database: "mediad"), "--replica-id", name, "--workers", "1",
                     "--lease-ttl", "6s", "--heartbeat", "0.5s",
-                ] + ObjectStorageServeTests.objectFlags(s3, prefix: "shared"),
+                ] + ObjectStorageServeTests.objectFlags(s3, prefix: "shared") + extra,
                 environment: SeaweedFS.credentialsEnvironment)
         }
         let a = try replica("a")
@@ -155,7 +155,7 @@ import Testing
         let (held, worker) = try IsolationTests.heldWorker(
             a, ["-T", try Fixtures.h264AacMP4()], submitting: "/jobs/remux?format=mkv")
         defer { kill(worker, SIGCONT) }
-        let b = try replica("b")
+        let b = try replica("b", ["--objects-stage-whole"])
         defer { b.stop() }
 
         let input = try Self.largeMP4()
@@ -166,6 +166,7 @@ import Testing
         #expect(ended["replica"] as? String == "b", "\(ended)")
         let log = try Curl.run(b.url("/jobs/\(id)/log")).text
         #expect(log.contains("staged input input from the bucket"), "\(log)")
+        #expect(!log.contains("while the job runs"), "staged whole before the run: \(log)")
         #expect(
             FileManager.default.fileExists(atPath: scratch.file("data-b/jobs/\(id)/inputs/input")),
             "B ran the job from its own data directory")
