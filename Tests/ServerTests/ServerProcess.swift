@@ -55,10 +55,10 @@ final class ServerProcess: @unchecked Sendable {
 
     func url(_ path: String) -> String { baseURL + path }
 
-    /// Starts (again) on the same data directory, on a new port.
-    func launch() throws {
+    /// Starts (again) on the same data directory, on `port` (0: a new one the kernel picks).
+    func launch(port: Int = 0) throws {
         process = Process()
-        let serve = ["serve", "--port", "0", "--data-dir", dataDirectory] + extraArguments
+        let serve = ["serve", "--port", String(port), "--data-dir", dataDirectory] + extraArguments
         if let descriptorLimit {
             // prlimit sets the limit and then becomes the server (exec), so the pid is the server's.
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")

@@ -165,7 +165,18 @@ final class RunTracker {
         } catch {
             jobs.events.logger.error(
                 "recording the end of a job failed", metadata: ["job_id": .string(id), "error": .string("\(error)")])
-            jobs.coordination?.abandon(id)
+            if (error as? StoreError)?.code == .leaseLost {
+                // Another replica took the job over while this run's end was on its way (the replica stalled
+                // past its lease, e.g. while the outputs went up): the index takes the stored record, as
+                // for a run stopped by the lost lease. Left as it was, the index kept this run's `running`
+                // record, which the changes of the job ignore while it runs here, for good (found by
+                // ObjectClusterTests: the replica answered 409 for the job's outputs once it succeeded).
+                ended(id, jobs)
+                await jobs.coordination?.leaseLost(id, jobs)
+                jobs.wakeAll(id)
+            } else {
+                jobs.coordination?.abandon(id)
+            }
         }
     }
 
