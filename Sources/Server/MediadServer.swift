@@ -123,7 +123,9 @@ public enum MediadServer {
             throw ServerConfiguration.Invalid(
                 description: ObjectStoreProbe.Refusal(.credentialsMissing, error.description).description)
         }
-        let client = S3Client(location: settings.location, credentials: credentials, http: try HTTPClient())
+        let client = S3Client(
+            location: settings.location, credentials: credentials, http: try HTTPClient(),
+            retry: S3RetryPolicy(window: settings.retryWindow), logger: Logger(label: "mediad.objects"))
         do {
             try await ObjectStoreProbe.check(client)
         } catch {

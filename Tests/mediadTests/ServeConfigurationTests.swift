@@ -97,9 +97,12 @@ import Testing
         (["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_S3_REGION": "EU West"], "--s3-region must be lowercase"),
         (
             ["MEDIAD_S3_ENDPOINT": "http://127.0.0.1:9000"],
-            "--s3-endpoint, --s3-region, --s3-path-style and --objects-proxy need --objects"
+            "--s3-endpoint, --s3-region, --s3-path-style, --s3-retry-window and --objects-proxy need --objects"
         ),
         (["MEDIAD_OBJECTS_PROXY": "1"], "need --objects"),
+        (["MEDIAD_S3_RETRY_WINDOW": "30s"], "need --objects"),
+        (["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_S3_RETRY_WINDOW": "soon"], "--s3-retry-window must be a duration"),
+        (["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_S3_RETRY_WINDOW": "2d"], "--s3-retry-window must be at most 1d"),
     ])
     func environmentValuesAreReadLikeFlags(environment: [String: String], message: String) throws {
         let result = try Self.serve(environment: environment)

@@ -9,6 +9,9 @@ public struct ObjectSettings: Sendable {
     public var proxy = false
     /// How long a download's presigned URL is valid, in seconds.
     public var downloadExpiry = 300
+    /// How long a request to the store (a PUT, a part, a completion …) is retried, from its first send,
+    /// while the store fails or does not answer: an outage shorter than this is ridden out.
+    public var retryWindow: Duration = .seconds(30)
 
     public init(location: S3Location) {
         self.location = location
