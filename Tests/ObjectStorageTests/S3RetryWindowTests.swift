@@ -94,7 +94,9 @@ import Testing
         let second = Task { [client] in
             try await client.uploadPart("ridden.bin", uploadID: id, number: 2, body: .bytes(parts[1]))
         }
-        for _ in 0..<1200 where !log.contains("retrying for up to 600s") { try await Task.sleep(for: .milliseconds(50)) }
+        for _ in 0..<1200 where !log.contains("retrying for up to 600s") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(log.contains("PUT part 2 of ridden.bin"), "\(log.lines)")
         try s3.restart()
         let part = try await second.value
