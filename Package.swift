@@ -87,6 +87,7 @@ let package = Package(
                 "Digests", "MediadFoundation", "MediadClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The runtime (job service, scheduling, workers, webhooks) and the server's handlers above it.
@@ -140,6 +141,7 @@ let package = Package(
             dependencies: [
                 "ObjectStorage", "MediadClient", "MediadRuntime", "JobStore", "MediaCore", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["aws-sigv4-suite", "botocore_sign.py"]),
         .testTarget(

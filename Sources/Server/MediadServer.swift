@@ -124,9 +124,16 @@ public enum MediadServer {
             throw ServerConfiguration.Invalid(
                 description: ObjectStoreProbe.Refusal(.credentialsMissing, error.description).description)
         }
-        let client = S3Client(location: settings.location, credentials: credentials, http: try HTTPClient())
+        let client = S3Client(
+            location: settings.location, credentials: credentials, http: try HTTPClient(),
+            retry: S3RetryPolicy(window: settings.retryWindow), logger: Logger(label: "mediad.objects"))
+        // The probe tries each request 4 times, quietly, as it always has: a store that does not answer at
+        // start is one line of its own, not a retry window of warnings before it.
+        var probe = client
+        probe.retry = S3RetryPolicy(window: settings.retryWindow, attempts: 4)
+        probe.logger = nil
         do {
-            try await ObjectStoreProbe.check(client)
+            try await ObjectStoreProbe.check(probe)
         } catch {
             throw ServerConfiguration.Invalid(description: error.description)
         }

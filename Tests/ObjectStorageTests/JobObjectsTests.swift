@@ -62,4 +62,38 @@ import Testing
         let left = try s3.list("up/jobs/job2/")
         #expect(left.objects.isEmpty && left.uploads.isEmpty, "\(left)")
     }
+
+    /// The store killed while a job's outputs go up (an upload of them already started): the put fails
+    /// `storage_unavailable`, the outputs' removal waits in `leftovers`, and once the store is back on its
+    /// ports and data, `removeLeftovers` aborts the upload and leaves the outputs' prefix empty.
+    @Test func whatAFailedPutCouldNotRemoveIsRemovedOnceTheStoreIsBack() async throws {
+        let s3 = try SeaweedFS()
+        let scratch = try Scratch("job-objects-leftovers")
+        let objects = try Self.objects(s3, prefix: "left")
+        let output = try Self.write(scratch, "video.mkv", count: 5000, seed: 3)
+        _ = try await objects.client.createMultipartUpload("jobs/job3/outputs/video.mkv")
+        s3.stop()
+        let error = await #expect(throws: MediaError.self) {
+            try await objects.upload([output], ofJob: "job3", from: scratch.path)
+        }
+        #expect(error?.code == .storageUnavailable)
+        #expect(objects.leftovers.pending == [.prefix("jobs/job3/outputs/")])
+        try s3.restart()
+        #expect(await objects.removeLeftovers() == 1)
+        #expect(objects.leftovers.pending.isEmpty)
+        let left = try s3.list("left/jobs/job3/")
+        #expect(left.objects.isEmpty && left.uploads.isEmpty, "\(left)")
+    }
+
+    /// The sweep aborts the uploads under `jobs/` started longer ago than its age, and no other.
+    @Test func theSweepAbortsOnlyUploadsUnderJobsOlderThanItsAge() async throws {
+        let s3 = try SeaweedFS()
+        let objects = try Self.objects(s3, prefix: "swept")
+        _ = try await objects.client.createMultipartUpload("jobs/job4/inputs/input")
+        let other = try await objects.client.createMultipartUpload("elsewhere/file")
+        #expect(try await objects.sweepAbandonedUploads(olderThan: 3600) == 0)
+        #expect(try await objects.sweepAbandonedUploads(olderThan: 3600, now: Date().addingTimeInterval(7200)) == 1)
+        let left = try await objects.client.listMultipartUploads()
+        #expect(left.map(\.uploadID) == [other], "\(left)")
+    }
 }

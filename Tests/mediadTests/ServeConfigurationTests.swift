@@ -97,7 +97,7 @@ import Testing
         (["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_S3_REGION": "EU West"], "--s3-region must be lowercase"),
         (
             ["MEDIAD_S3_ENDPOINT": "http://127.0.0.1:9000"],
-            "--s3-endpoint, --s3-region, --s3-path-style, --objects-proxy and --objects-stage-whole need --objects"
+            "--s3-endpoint, --s3-region, --s3-path-style, --s3-retry-window, --objects-proxy and --objects-stage-whole need --objects"
         ),
         (["MEDIAD_OBJECTS_PROXY": "1"], "need --objects"),
         (["MEDIAD_OBJECTS_STAGE_WHOLE": "1"], "need --objects"),
@@ -105,6 +105,9 @@ import Testing
             ["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_OBJECTS_STAGE_WHOLE": "maybe"],
             "MEDIAD_OBJECTS_STAGE_WHOLE must be 1 or 0"
         ),
+        (["MEDIAD_S3_RETRY_WINDOW": "30s"], "need --objects"),
+        (["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_S3_RETRY_WINDOW": "soon"], "--s3-retry-window must be a duration"),
+        (["MEDIAD_OBJECTS": "s3://media/x", "MEDIAD_S3_RETRY_WINDOW": "2d"], "--s3-retry-window must be at most 1d"),
     ])
     func environmentValuesAreReadLikeFlags(environment: [String: String], message: String) throws {
         let result = try Self.serve(environment: environment)

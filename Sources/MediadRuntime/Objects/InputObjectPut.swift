@@ -13,6 +13,8 @@ import ObjectStorage
 /// multipart upload behind. One owner calls it, one call at a time.
 package actor InputObjectPut {
     let client: S3Client
+    /// Where an upload that cannot be aborted (the store does not answer) waits for the store's return.
+    let leftovers: ObjectLeftovers
     /// The object's key, relative to the prefix.
     package let key: String
     /// The upload file the body grows.
@@ -28,8 +30,9 @@ package actor InputObjectPut {
     /// The parts being sent, oldest first.
     private var pending: [Task<S3Client.Part, any Error>] = []
 
-    init(client: S3Client, key: String, path: String) {
+    init(client: S3Client, leftovers: ObjectLeftovers, key: String, path: String) {
         self.client = client
+        self.leftovers = leftovers
         self.key = key
         self.path = path
     }
@@ -61,15 +64,16 @@ package actor InputObjectPut {
         }
     }
 
-    /// Stops the parts under way and aborts the multipart upload, if one was started; an object already put
-    /// whole is the caller's to delete (it removes the job's objects).
+    /// Stops the parts under way and aborts the multipart upload, if one was started (at once, else once the
+    /// store answers again: `ObjectLeftovers`); an object already put whole is the caller's to delete (it
+    /// removes the job's objects).
     package func abort() async {
         for part in pending { part.cancel() }
         for part in pending { _ = try? await part.value }
         pending.removeAll()
         guard let uploadID else { return }
         self.uploadID = nil
-        try? await client.abortMultipartUpload(key, uploadID: uploadID)
+        await JobObjects.clean(.upload(key: key, uploadID: uploadID), with: client, leftovers: leftovers)
     }
 
     /// Starts the next part, `length` bytes from `sent` on, once fewer than `inFlight` are under way.

@@ -16,7 +16,7 @@ extension JobObjects {
 
     /// A put of input `name` of job `id` fed from the upload file at `path` while its body arrives.
     package func streamingPut(job id: String, input name: String, path: String) -> InputObjectPut {
-        InputObjectPut(client: client, key: Self.key(job: id, input: name), path: path)
+        InputObjectPut(client: client, leftovers: leftovers, key: Self.key(job: id, input: name), path: path)
     }
 
     /// Puts a received input whole (a tus upload, a fetched URL input, a body whose part was known only at

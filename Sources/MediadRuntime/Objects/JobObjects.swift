@@ -15,6 +15,8 @@ import ObjectStorage
 package struct JobObjects: Sendable {
     package let client: S3Client
     package let settings: ObjectSettings
+    /// What failed puts left in the bucket while the store did not answer, removed once it does.
+    package let leftovers = ObjectLeftovers()
     /// Files up to this size go up in one PUT; larger ones as a multipart upload.
     static let singlePutLimit: Int64 = 16 << 20
 
@@ -33,8 +35,9 @@ package struct JobObjects: Sendable {
     static func prefix(job id: String) -> String { "jobs/\(id)/" }
 
     /// Puts every output of job `id` (files in `directory`) into the bucket, each checked against its
-    /// SHA-256 by the store. Throws `storage_unavailable` when one could not be stored after the client's
-    /// retries; the job's objects stored before it are removed then, so none is presented as an output.
+    /// SHA-256 by the store. Throws `storage_unavailable` when one could not be stored within the client's
+    /// retry window; the job's outputs stored before it (and any upload under way) are removed then, or
+    /// once the store answers again, so none is presented as an output.
     package func upload(_ outputs: [FileDigest], ofJob id: String, from directory: String) async throws {
         do {
             for output in outputs {
@@ -44,10 +47,13 @@ package struct JobObjects: Sendable {
                     path, size: output.size, sha256: output.sha256, as: key, type: OutputContentType.of(output.name))
             }
         } catch {
-            try? await removeJob(id)
+            await clean(.prefix(Self.outputsPrefix(job: id)))
             throw MediaError(.storageUnavailable, "the outputs could not be stored in the bucket: \(error)")
         }
     }
+
+    /// The key prefix of job `id`'s outputs.
+    static func outputsPrefix(job id: String) -> String { "jobs/\(id)/outputs/" }
 
     /// Puts the file at `path` as `key`: one PUT checked against `sha256` up to `singlePutLimit`, else a
     /// multipart upload (aborted when it fails).
@@ -55,7 +61,9 @@ package struct JobObjects: Sendable {
         if size <= Self.singlePutLimit {
             try await client.putObject(key, body: .file(path), contentType: type, sha256Hex: sha256)
         } else {
-            try await MultipartPut(client: client, key: key, path: path, size: size, contentType: type).run()
+            try await MultipartPut(
+                client: client, leftovers: leftovers, key: key, path: path, size: size, contentType: type
+            ).run()
         }
     }
 
@@ -64,7 +72,10 @@ package struct JobObjects: Sendable {
 
     /// Puts the log of an ended job (the file at `path`) into the bucket, so that a replica that did not
     /// run the job, or lost its scratch directory, answers `GET /jobs/{id}/log` with it.
+    /// While the store is known not to answer (a request has just failed through its retry window), one
+    /// attempt: the job's end is not held for another window.
     package func storeLog(job id: String, from path: String) async throws {
+        let client = isReachable ? client : Self.once(client)
         try await client.putObject(Self.logKey(job: id), body: .file(path), contentType: "text/plain; charset=utf-8")
     }
 
@@ -91,12 +102,14 @@ package struct JobObjects: Sendable {
     }
 
     /// Removes every object of job `id`: those listed under its prefix, and its multipart uploads left
-    /// unfinished.
+    /// unfinished. When the store fails, the removal waits in `leftovers` for its return.
     package func removeJob(_ id: String) async throws {
         let prefix = Self.prefix(job: id)
-        for upload in try await client.listMultipartUploads(prefix: prefix) {
-            try await client.abortMultipartUpload(upload.key, uploadID: upload.uploadID)
+        do {
+            try await Self.remove(.prefix(prefix), with: client)
+        } catch {
+            leftovers.add(.prefix(prefix))
+            throw error
         }
-        for key in try await client.listObjects(prefix: prefix) { try await client.deleteObject(key) }
     }
 }

@@ -7,10 +7,12 @@ import ObjectStorage
 
 /// One file put into the bucket as a multipart upload: parts of 8 to 64 MiB read from the file in place
 /// (no copy), each signed with its SHA-256 so the store checks it, at most `inFlight` of them sent at once,
-/// completed in order; any failure aborts the upload, so that no half object is ever presented as whole and
-/// no parts are left to be paid for.
+/// completed in order; any failure aborts the upload (at once, else once the store answers again), so that
+/// no half object is ever presented as whole and no parts are left to be paid for.
 package struct MultipartPut: Sendable {
     let client: S3Client
+    /// Where an upload that cannot be aborted (the store does not answer) waits for the store's return.
+    let leftovers: ObjectLeftovers
     let key: String
     let path: String
     let size: Int64
@@ -81,7 +83,7 @@ package struct MultipartPut: Sendable {
             }
             try await client.completeMultipartUpload(key, uploadID: uploadID, parts: parts)
         } catch {
-            try? await client.abortMultipartUpload(key, uploadID: uploadID)
+            await JobObjects.clean(.upload(key: key, uploadID: uploadID), with: client, leftovers: leftovers)
             throw error
         }
     }

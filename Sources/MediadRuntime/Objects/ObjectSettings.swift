@@ -12,6 +12,9 @@ public struct ObjectSettings: Sendable {
     /// A job's inputs are staged from the bucket whole, and checked, before its worker starts, instead of
     /// while the worker already reads them (`--objects-stage-whole`).
     public var stageWhole = false
+    /// How long a request to the store (a PUT, a part, a completion …) is retried, from its first send,
+    /// while the store fails or does not answer: an outage shorter than this is ridden out.
+    public var retryWindow: Duration = .seconds(30)
 
     public init(location: S3Location) {
         self.location = location

@@ -12,7 +12,8 @@ extension S3Client {
     }
 
     /// The keys (relative to the location's prefix) of the objects whose keys start with `prefix`, every
-    /// page of the listing, in the store's order (UTF-8 binary order on S3).
+    /// page of the listing, in the store's order (UTF-8 binary order on S3). A truncated page without a
+    /// continuation token is followed from its last key (`start-after`).
     public func listObjects(prefix: String = "") async throws -> [String] {
         var keys: [String] = []
         var continuation: [(name: String, value: String)] = []
@@ -29,13 +30,21 @@ extension S3Client {
                     code: "InvalidResponse", status: response.status,
                     message: "list objects: the answer is \(what), not a listing")
             }
-            for object in listing.children("Contents") {
+            let page = listing.children("Contents")
+            for object in page {
                 guard let key = object.text(of: "Key"), key.hasPrefix(location.prefix) else { continue }
                 keys.append(String(key.dropFirst(location.prefix.count)))
             }
-            guard listing.text(of: "IsTruncated") == "true", let token = listing.text(of: "NextContinuationToken")
-            else { return keys }
-            continuation = [("continuation-token", token)]
+            guard listing.text(of: "IsTruncated") == "true" else { return keys }
+            if let token = listing.text(of: "NextContinuationToken"), !token.isEmpty {
+                continuation = [("continuation-token", token)]
+            } else if let last = page.last?.text(of: "Key") {
+                continuation = [("start-after", last)]
+            } else {
+                throw S3Error(
+                    code: "InvalidResponse", status: response.status,
+                    message: "list objects: a truncated page with no continuation token and no key to go on from")
+            }
         }
     }
 }

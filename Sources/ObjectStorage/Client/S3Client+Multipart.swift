@@ -1,3 +1,4 @@
+import Foundation
 import MediadClient
 import NIOHTTP1
 
@@ -20,13 +21,19 @@ extension S3Client {
         }
     }
 
-    /// An upload in progress, as `listMultipartUploads` finds it: its key (relative to the prefix) and id.
+    /// An upload in progress, as `listMultipartUploads` finds it: its key (relative to the prefix), id, and
+    /// when it was started (nil when the store does not say).
     public struct Upload: Sendable, Equatable {
         public let key: String
         public let uploadID: String
+        public let initiated: Date?
     }
 
     /// Starts an upload of `key` and returns its id.
+    ///
+    /// A create that took more than one attempt may have started an upload whose answer was lost (a
+    /// connection cut after the store acted): the other uploads of `key` are aborted then, so none is left
+    /// behind. A key has one writer in mediad (keys are per job), so no other upload of it is anyone's.
     public func createMultipartUpload(_ key: String, contentType: String? = nil) async throws -> String {
         let headers: [(name: String, value: String)] = contentType.map { [("Content-Type", $0)] } ?? []
         let response = try await send(
@@ -37,6 +44,11 @@ extension S3Client {
             throw S3Error(
                 code: "InvalidResponse", status: response.status,
                 message: "create upload of \(key): the answer names no UploadId")
+        }
+        if response.attempts > 1 {
+            for orphan in try await listMultipartUploads(prefix: key) where orphan.key == key && orphan.uploadID != id {
+                try await abortMultipartUpload(key, uploadID: orphan.uploadID)
+            }
         }
         return id
     }
@@ -64,7 +76,9 @@ extension S3Client {
     }
 
     /// Assembles `parts` (in number order) into the object and returns its ETag. S3 may answer 200 and
-    /// report a failure in the body, which is an `S3Error` here like any other.
+    /// report a failure in the body, which is an `S3Error` here like any other. A retried completion that
+    /// finds the upload gone (`NoSuchUpload`) while the object is there was completed by an attempt whose
+    /// answer was lost, and succeeds.
     @discardableResult
     public func completeMultipartUpload(_ key: String, uploadID: String, parts: [Part]) async throws -> String {
         let list = parts.sorted { $0.number < $1.number }.map {
@@ -72,11 +86,19 @@ extension S3Client {
         }
         let document = Array(("<CompleteMultipartUpload>" + list.joined() + "</CompleteMultipartUpload>").utf8)
         let operation = "complete upload of \(key)"
-        let response = try await send(
-            Request(
-                method: .POST, key: try location.objectKey(key), query: [("uploadId", uploadID)],
-                headers: [("Content-Type", "application/xml")], body: .bytes(document),
-                payloadHash: SigV4Signer.sha256Hex(document), operation: operation))
+        let response: Reply
+        do {
+            response = try await send(
+                Request(
+                    method: .POST, key: try location.objectKey(key), query: [("uploadId", uploadID)],
+                    headers: [("Content-Type", "application/xml")], body: .bytes(document),
+                    payloadHash: SigV4Signer.sha256Hex(document), operation: operation))
+        } catch let error as S3Error where error.code == "NoSuchUpload" && error.attempts > 1 {
+            // An earlier attempt completed it and its answer was lost: the object is there (a key has one
+            // writer in mediad, so it is this upload's).
+            guard let info = try await headObject(key) else { throw error }
+            return info.etag
+        }
         let answer = try? S3XML.parse(response.body)
         if answer?.name == "Error" {
             throw S3Error.response(status: response.status, body: response.body, operation: operation)
@@ -98,13 +120,18 @@ extension S3Client {
 
     /// The uploads in progress whose keys start with `prefix` (relative to the location's prefix), every
     /// page of the listing.
+    ///
+    /// A page that says it is truncated but names no `NextKeyMarker` (S3 leaves it out of some answers, and
+    /// other stores do) is followed from its last upload's key and id, as the markers stand for; one that
+    /// names neither is an `InvalidResponse`, never a listing silently cut short.
     public func listMultipartUploads(prefix: String = "") async throws -> [Upload] {
         var uploads: [Upload] = []
         var markers: [(name: String, value: String)] = []
         while true {
             let response = try await send(
                 Request(
-                    method: .GET, key: nil, query: [("uploads", ""), ("prefix", location.prefix + prefix)] + markers,
+                    method: .GET, key: nil,
+                    query: [("uploads", ""), ("prefix", location.prefix + prefix)] + markers,
                     operation: "list uploads under \(location.prefix + prefix)"))
             let listing = try? S3XML.parse(response.body)
             guard let listing, listing.name == "ListMultipartUploadsResult" else {
@@ -113,16 +140,37 @@ extension S3Client {
                     code: "InvalidResponse", status: response.status,
                     message: "list uploads: the answer is \(what), not a listing")
             }
-            for upload in listing.children("Upload") {
+            let page = listing.children("Upload")
+            for upload in page {
                 guard let key = upload.text(of: "Key"), let id = upload.text(of: "UploadId"),
                     key.hasPrefix(location.prefix)
                 else { continue }
-                uploads.append(Upload(key: String(key.dropFirst(location.prefix.count)), uploadID: id))
+                uploads.append(
+                    Upload(
+                        key: String(key.dropFirst(location.prefix.count)), uploadID: id,
+                        initiated: upload.text(of: "Initiated").flatMap(Self.timestamp)))
             }
-            guard listing.text(of: "IsTruncated") == "true", let key = listing.text(of: "NextKeyMarker") else {
-                return uploads
+            guard listing.text(of: "IsTruncated") == "true" else { return uploads }
+            let last = page.last
+            guard let key = nonEmpty(listing.text(of: "NextKeyMarker")) ?? last?.text(of: "Key") else {
+                throw S3Error(
+                    code: "InvalidResponse", status: response.status,
+                    message: "list uploads: a truncated page with no NextKeyMarker and no upload to go on from")
             }
-            markers = [("key-marker", key), ("upload-id-marker", listing.text(of: "NextUploadIdMarker") ?? "")]
+            let id = nonEmpty(listing.text(of: "NextUploadIdMarker")) ?? last?.text(of: "UploadId") ?? ""
+            markers = [("key-marker", key), ("upload-id-marker", id)]
         }
     }
+
+    /// An S3 timestamp (`2026-05-01T12:00:00.000Z`, the fraction optional).
+    static func timestamp(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
 }
+
+/// `text` unless it is empty.
+private func nonEmpty(_ text: String?) -> String? { text?.isEmpty == false ? text : nil }

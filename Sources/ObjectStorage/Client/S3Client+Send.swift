@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MediadClient
 import NIOCore
 import NIOHTTP1
@@ -24,32 +25,54 @@ extension S3Client {
         var status: Int
         var headers: HTTPHeaders
         var body: [UInt8]
+        /// How many times the request was sent: more than 1 when an attempt failed on the way.
+        var attempts = 1
     }
 
-    /// Sends `request`, signed afresh for each attempt, retrying as `retry` says. A 2xx status (or one of
-    /// `accepting`) returns the response, its body collected up to `maxBody` bytes or streamed to `sink`;
-    /// any other status is an `S3Error` read from S3's error document. The outcome goes to `reachability`.
+    /// Sends `request`, signed afresh for each attempt, retrying as `retry` says (a failure worth retrying,
+    /// within the request's retry window). A 2xx status (or one of `accepting`) returns the response, its
+    /// body collected up to `maxBody` bytes or streamed to `sink`; any other status is an `S3Error` read from
+    /// S3's error document. The outcome goes to `reachability`; the first retry of a request and its end
+    /// after retries go to `logger`.
     func send(
         _ request: Request, accepting: Set<Int> = [], maxBody: Int = 1 << 20,
         sink: (@Sendable (ByteBuffer) async throws -> Void)? = nil
     ) async throws -> Reply {
+        let start = ContinuousClock.now
         var attempt = 0
         while true {
             attempt += 1
             let gate = ResponseGate(maxBody: maxBody, accepting: accepting, sink: sink)
+            let wait: Duration
             do {
-                let reply = try await sendOnce(request, gate: gate)
+                var reply = try await sendOnce(request, gate: gate)
                 reachability.answered()
+                reply.attempts = attempt
+                if attempt > 1 {
+                    logger?.info("\(request.operation): the object store took it after \(attempt) attempts")
+                }
                 return reply
             } catch var error as S3Error {
                 error.attempts = attempt
-                guard error.isRetryable, !gate.delivered, attempt < retry.attempts else {
+                guard error.isRetryable, !gate.delivered,
+                    let next = retry.wait(afterAttempt: attempt, elapsed: ContinuousClock.now - start)
+                else {
                     if error.isRetryable { reachability.gaveUp() } else { reachability.answered() }
                     throw error
                 }
+                if attempt == 1 {
+                    logger?.warning("\(error); retrying for up to \(Self.seconds(retry.window))")
+                }
+                wait = next
             }
-            try await Task.sleep(for: retry.delay(afterAttempt: attempt))
+            try await Task.sleep(for: wait)
         }
+    }
+
+    /// A duration for people: `30s`, `1.5s`.
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = S3RetryPolicy.nanoseconds(duration) / 1_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(Double(milliseconds) / 1000)s"
     }
 
     private func sendOnce(_ request: Request, gate: ResponseGate) async throws -> Reply {

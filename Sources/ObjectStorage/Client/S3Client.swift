@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MediadClient
 import NIOCore
 import NIOHTTP1
@@ -8,17 +9,22 @@ import NIOHTTP1
 /// someone without keys.
 ///
 /// Every request is signed with `SigV4Signer` over `HTTPClient`, one connection per request, and retried
-/// by `retry` when the store or the network failed (`S3Error.isRetryable`), never when it refused. Keys are
+/// by `retry` within its retry window when the store or the network failed (`S3Error.isRetryable`), never
+/// when it refused. Keys are
 /// relative to the location's prefix and checked so that none leaves it.
 public struct S3Client: Sendable {
     public let location: S3Location
     public let signer: SigV4Signer
     public let http: HTTPClient
     public var retry: S3RetryPolicy
-    /// A request on which no byte moved either way for this long is abandoned (and retried).
+    /// A request on which no byte moved either way for this long is abandoned (and retried within its
+    /// window): a store that takes connections but answers nothing costs an attempt this long.
     public var idleTimeout: TimeAmount
     /// Whether the store answered this client's (and its copies') last request.
     public let reachability = StoreReachability()
+    /// Where a request's first retry and its success after retries are told (nil: nowhere), so an operator
+    /// sees an outage being ridden out.
+    public var logger: Logger?
 
     /// What a HEAD, or the head of a GET, says about an object.
     public struct ObjectInfo: Sendable, Equatable {
@@ -37,9 +43,10 @@ public struct S3Client: Sendable {
 
     public init(
         location: S3Location, credentials: SigningCredentials, http: HTTPClient, retry: S3RetryPolicy = .init(),
-        idleTimeout: TimeAmount = .seconds(60)
+        idleTimeout: TimeAmount = .seconds(60), logger: Logger? = nil
     ) {
         self.location = location
+        self.logger = logger
         self.signer = SigV4Signer(credentials: credentials, region: location.region)
         self.http = http
         self.retry = retry

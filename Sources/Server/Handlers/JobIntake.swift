@@ -111,7 +111,7 @@ struct JobIntake {
             }
             if !egress.isEmpty { try await objects.putEgress(job: id, egress) }
         } catch let error as MediaError {
-            try? await objects.removeJob(id)
+            await objects.discard(job: id)
             throw ServiceError(error)
         }
     }

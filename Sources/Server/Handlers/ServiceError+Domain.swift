@@ -36,7 +36,8 @@ extension ServiceError {
         }
     }
 
-    /// The status an engine error is reported with when it happens during a request (probe, option checks).
+    /// The status an engine error is reported with when it happens during a request (probe, option checks);
+    /// a 503 `storage_unavailable` says when to retry (`Retry-After`).
     init(_ error: MediaError) {
         let status: HTTPResponseStatus =
             switch error.code {
@@ -49,6 +50,8 @@ extension ServiceError {
             case .insufficientStorage, .quotaExceeded: .insufficientStorage
             default: .unprocessableEntity
             }
-        self.init(status, error.code.rawValue, error.message)
+        // The object store failed through its retry window: the client may try again once it is back.
+        let retry = error.code == .storageUnavailable ? [("Retry-After", "5")] : []
+        self.init(status, error.code.rawValue, error.message, headers: retry)
     }
 }

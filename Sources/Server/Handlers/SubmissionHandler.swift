@@ -40,7 +40,7 @@ struct SubmissionHandler {
         do {
             return try await createJob(request, id: id)
         } catch {
-            if await jobs.record(id) == nil { try? await objects.removeJob(id) }
+            if await jobs.record(id) == nil { await objects.discard(job: id) }
             throw error
         }
     }

@@ -18,9 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
             MEDIAD_SHARED_STORE, MEDIAD_REPLICA_ID, MEDIAD_LEASE_TTL, MEDIAD_HEARTBEAT, MEDIAD_WEBHOOK_SECRET, \
             MEDIAD_WEBHOOK_ALLOW, MEDIAD_WEBHOOK_RETRY_BASE, MEDIAD_WEBHOOK_CA_FILE, MEDIAD_EGRESS_ALLOW, \
             MEDIAD_EGRESS_CONNECT_TIMEOUT, MEDIAD_EGRESS_IDLE_TIMEOUT, MEDIAD_INPUT_TIMEOUT, MEDIAD_OBJECTS, \
-            MEDIAD_S3_ENDPOINT, MEDIAD_S3_REGION, MEDIAD_S3_PATH_STYLE, MEDIAD_OBJECTS_PROXY, \
-            MEDIAD_OBJECTS_STAGE_WHOLE. A flag wins over the \
-            environment.
+            MEDIAD_S3_ENDPOINT, MEDIAD_S3_REGION, MEDIAD_S3_PATH_STYLE, MEDIAD_S3_RETRY_WINDOW, MEDIAD_OBJECTS_PROXY, \
+            MEDIAD_OBJECTS_STAGE_WHOLE. A flag wins over the environment.
 
             Each job runs in a `mediad worker` process, limited in address space (--job-memory), output \
             size (--max-output: any one file and all of a job's outputs), CPU time and open files, and \

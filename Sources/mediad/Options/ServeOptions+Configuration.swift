@@ -104,31 +104,38 @@ extension ServeOptions {
         }
     }
 
-    /// The bucket of `--objects`, or nil without it; an `s3://` URL, endpoint or region that cannot be is a
-    /// usage error, and so are the S3 settings without `--objects`.
+    /// The bucket of `--objects`, or nil without it; an `s3://` URL, endpoint, region or retry window that
+    /// cannot be is a usage error, and so are the S3 settings without `--objects`.
     private func objectSettings(_ environment: ServeEnvironment) throws -> ObjectSettings? {
         let endpoint = try environment.value(s3Endpoint, Setting.s3Endpoint)
         let region = try environment.value(s3Region, Setting.s3Region)
         let pathStyle = try Self.isOn(s3PathStyle, "MEDIAD_S3_PATH_STYLE", environment)
         let proxy = try Self.isOn(objectsProxy, "MEDIAD_OBJECTS_PROXY", environment)
         let stageWhole = try Self.isOn(objectsStageWhole, "MEDIAD_OBJECTS_STAGE_WHOLE", environment)
+        let window = try environment.value(s3RetryWindow, Setting.s3RetryWindow)
         guard let objects = try environment.value(objects, Setting.objects) else {
-            if endpoint != nil || region != nil || pathStyle || proxy || stageWhole {
+            if endpoint != nil || region != nil || pathStyle || proxy || stageWhole || window != nil {
                 throw ValidationError(
-                    "--s3-endpoint, --s3-region, --s3-path-style, --objects-proxy and --objects-stage-whole need --objects"
+                    "--s3-endpoint, --s3-region, --s3-path-style, --s3-retry-window, --objects-proxy and --objects-stage-whole need --objects"
                 )
             }
             return nil
         }
+        var settings: ObjectSettings
         do {
-            var settings = ObjectSettings(
+            settings = ObjectSettings(
                 location: try S3Location(objects: objects, endpoint: endpoint, region: region, pathStyle: pathStyle))
-            settings.proxy = proxy
-            settings.stageWhole = stageWhole
-            return settings
         } catch {
             throw ValidationError("invalid_objects: \(error)")
         }
+        settings.proxy = proxy
+        settings.stageWhole = stageWhole
+        if let window {
+            // A day at most: a request held longer holds its upload's client, or its job, as long.
+            guard window <= 86400 else { throw ValidationError("--s3-retry-window must be at most 1d") }
+            settings.retryWindow = .milliseconds(Int64((window * 1000).rounded()))
+        }
+        return settings
     }
 
     private func webhookSettings(_ settings: inout WebhookSettings, _ environment: ServeEnvironment) throws {

@@ -190,5 +190,11 @@ extension ServeOptions {
         )
         static let s3Region = ServeSetting.text(
             "s3-region", help: "The region requests to --objects are signed for (default us-east-1).")
+        static let s3RetryWindow = ServeSetting.duration(
+            "s3-retry-window",
+            help: """
+                How long a request to --objects is retried (backoff with jitter) while the store fails or does not \
+                answer; past it, the upload fails with storage_unavailable: seconds, or with s, m (default 30s).
+                """)
     }
 }

@@ -64,6 +64,7 @@ struct ServeOptions: ParsableArguments {
     @Option(Setting.objects) var objects: String?
     @Option(Setting.s3Endpoint) var s3Endpoint: String?
     @Option(Setting.s3Region) var s3Region: String?
+    @Option(Setting.s3RetryWindow) var s3RetryWindow: TimeInterval?
 
     @Flag(
         help:

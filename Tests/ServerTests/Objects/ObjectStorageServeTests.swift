@@ -188,12 +188,13 @@ import Testing
         }
     }
 
-    /// The store gone while a job's run ends: the outputs cannot go up through the client's retries, so the
-    /// job fails with `storage_unavailable` and lists no output.
+    /// The store gone while a job's run ends: the outputs cannot go up within the retry window (1 s here), so
+    /// the job fails with `storage_unavailable` and lists no output.
     @Test func aStoreGoneWhenAJobEndsFailsItWithStorageUnavailable() throws {
         let s3 = try SeaweedFS()
         let server = try ServerProcess(
-            Self.objectFlags(s3, prefix: "outage") + ["--workers", "1"], environment: SeaweedFS.credentialsEnvironment)
+            Self.objectFlags(s3, prefix: "outage") + ["--workers", "1", "--s3-retry-window", "1s"],
+            environment: SeaweedFS.credentialsEnvironment)
         let (id, worker) = try IsolationTests.heldWorker(
             server, ["-T", try Fixtures.h264AacMP4()], submitting: "/jobs/remux?format=mkv")
         s3.stop()
