@@ -129,7 +129,7 @@ release: deps
 	$(SWIFT) build -c release
 
 ## Builds everything, runs the benchmark harness in its smoke mode (so it keeps working), then the whole
-## test suite (unit, engine, CLI, real-world media), whose summary is the last thing printed. Swift's crash
+## test suite (unit, engine, CLI, real-world media), whose summaries are the last lines printed. Swift's crash
 ## backtracer is off for the processes the tests start: it inherits a crashed child's pipes and can hold
 ## them open long after the crash, so a test waiting for that child's output would wait with it; a crash
 ## still fails its test.
@@ -141,15 +141,34 @@ release: deps
 ## ASYNC_TEST_TARGETS is a regular expression's alternation of target names; ASYNC_TESTS anchors it to the
 ## start of a test's identifier (`Target.Suite/test()`), quoted for the shell (`|` would be a pipe), and the
 ## same expression selects those tests in the first run and skips them in the second.
+##
+## The synchronous tests then run in three processes at once, each printing its lines with its name: the
+## server tests in two halves (suites A–N and O–Z), which mostly wait for the servers, tools and clients
+## they start, and the rest, which mostly compute. A synchronous test holds a thread of its process's
+## cooperative pool for as long as it runs, so one process ran two tests at a time while the CPU waited
+## with them. The three summaries come last, and the run fails if any of them failed.
 ASYNC_TEST_TARGETS := JobDatabaseTests|ObjectStorageTests
 ASYNC_TESTS := '^($(ASYNC_TEST_TARGETS))\.'
+TEST_SHARDS := server-a:--filter:'^ServerTests\.[A-N]' server-o:--filter:'^ServerTests\.[O-Z]' \
+	media:--skip:'^(ServerTests|$(ASYNC_TEST_TARGETS))\.'
 test: test-deps
-	$(SWIFT) build
+	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory bench-smoke
 	SWIFT_BACKTRACE=enable=no MEDIAD_BIN="$$($(SWIFT) build --show-bin-path)/mediad" \
-		$(SWIFT) test --filter $(ASYNC_TESTS)
-	SWIFT_BACKTRACE=enable=no MEDIAD_BIN="$$($(SWIFT) build --show-bin-path)/mediad" \
-		$(SWIFT) test --skip $(ASYNC_TESTS)
+		$(SWIFT) test --skip-build --filter $(ASYNC_TESTS)
+	@bin="$$($(SWIFT) build --show-bin-path)"; mkdir -p .build/test-logs; pids=""; \
+	for shard in $(TEST_SHARDS); do \
+		name=$${shard%%:*}; rest=$${shard#*:}; flag=$${rest%%:*}; pattern=$${rest#*:}; \
+		{ SWIFT_BACKTRACE=enable=no MEDIAD_BIN="$$bin/mediad" NO_COLOR=1 \
+			"$$bin/mediadPackageTests.xctest" --testing-library swift-testing $$flag "$$pattern" \
+			> .build/test-logs/$$name.log 2>&1; echo $$? > .build/test-logs/$$name.status; } & \
+		pids="$$pids $$!"; \
+		tail -q -n +1 --pid=$$! -F .build/test-logs/$$name.log 2>/dev/null | sed -u "s/^/[$$name] /" & \
+	done; wait; failed=0; \
+	for shard in $(TEST_SHARDS); do \
+		name=$${shard%%:*}; echo "[$$name] $$(grep -a 'Test run with' .build/test-logs/$$name.log | tail -1)"; \
+		[ "$$(cat .build/test-logs/$$name.status)" = 0 ] || failed=1; \
+	done; exit $$failed
 
 ## Benchmarks mediad against the ffmpeg CLI, cp and nginx on release builds; writes bench/results/<date>.md.
 ## BENCH_ARGS passes options to bench/run.py (e.g. BENCH_ARGS='--runs 5 --note "idle machine"').
