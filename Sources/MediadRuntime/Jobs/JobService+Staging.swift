@@ -67,7 +67,8 @@ extension JobService {
 
     /// Places an empty upload file in `inputs/` for each of `missing` and starts their GETs, one after
     /// another, for the worker that is about to read them. A staging that fails removes the inputs and
-    /// stops the run (`inputFailed`); one cancelled leaves them, shorter than recorded, to be staged again.
+    /// stops the run (`inputFailed`); one cancelled removes those not yet checked, even one whose last byte
+    /// had arrived, so that a later run here stages them again rather than take them on their size alone.
     private func startStaging(_ missing: [JobInput], of id: String, _ run: RunningJob) async throws
         -> InputStaging
     {
@@ -92,6 +93,7 @@ extension JobService {
             let log = JobLog(path: store.logPath(id: id))
             defer { log.close() }
             var failure: JobError? = nil
+            var checked: Set<String> = []
             for (input, upload) in zip(missing, uploads) {
                 guard failure == nil, !Task.isCancelled else {
                     upload.discard()
@@ -103,6 +105,7 @@ extension JobService {
                         job: id, input: input, into: upload, threadPool: threadPool,
                         resumed: { log.write("the GET of input \(input.name) was cut: resumed at byte \($0)") })
                     log.write("staged input \(input.name) from the bucket: \(file.size) bytes")
+                    checked.insert(input.name)
                 } catch let error as MediaError {
                     log.write(
                         "staging input \(input.name) from the bucket failed: \(error.code.rawValue): \(error.message)")
@@ -111,12 +114,14 @@ extension JobService {
                     // Cancelled: the run was stopped for another reason and no longer reads the inputs.
                 }
             }
-            if failure != nil {
+            let unchecked = missing.filter { !checked.contains($0.name) }
+            if failure != nil || !unchecked.isEmpty {
+                let removed = failure != nil ? missing : unchecked
                 try? await threadPool.runIfActive {
-                    for input in missing { store.removeInput(id: id, name: input.name) }
+                    for input in removed { store.removeInput(id: id, name: input.name) }
                 }
-                run.requestStop(.inputFailed)
             }
+            if failure != nil { run.requestStop(.inputFailed) }
             arrival.settle(failure)
         }
         return InputStaging(names: missing.map(\.name), arrival: arrival, task: task)
