@@ -329,7 +329,7 @@ package actor JobService {
         if state == .succeeded { record.progress = 1 }
         records[id] = record
         events.changed(record, from: previous)
-        await storeLog(id)
+        await storeLog(id, attempt: record.attempts)
         do {
             try await save(record)
         } catch {
@@ -345,14 +345,14 @@ package actor JobService {
     }
 
     /// With `--objects`, puts the log of a job that ends here into the bucket before its end is saved, so
-    /// any replica answers `GET /jobs/{id}/log` once the job has ended. A store that fails is logged; the
-    /// log then stays on this replica alone.
-    private func storeLog(_ id: String) async {
+    /// any replica answers `GET /jobs/{id}/log` once the job has ended, keyed by the attempt its record
+    /// ends with (`JobObjects`). A store that fails is logged; the log then stays on this replica alone.
+    private func storeLog(_ id: String, attempt: Int) async {
         guard let objects else { return }
         let path = store.logPath(id: id)
         guard (try? await io({ FileManager.default.fileExists(atPath: path) })) == true else { return }
         do {
-            try await objects.storeLog(job: id, from: path)
+            try await objects.storeLog(job: id, attempt: attempt, from: path)
         } catch {
             events.logger.warning(
                 "storing a job's log in the bucket failed",

@@ -132,7 +132,7 @@ final class RunTracker {
                 if let refusal = jobs.ledger.refusal(ofOutputs: written, of: record) {
                     return try await refuseOutputs(id, refusal, jobs)
                 }
-                if let failure = await storeObjects(id, done, jobs) {
+                if let failure = await storeObjects(id, attempt: record.attempts, done, jobs) {
                     return try await failEnded(id, failure, jobs)
                 }
                 if jobs.objects != nil, let run = running[id], run.stopReason == .cancelledByUser {
@@ -187,13 +187,14 @@ final class RunTracker {
         try await failEnded(id, refusal, jobs)
     }
 
-    /// Puts the outputs of a successful run into the bucket (`--objects`) before the job may succeed, saying
-    /// so in the job's log first; returns why the job fails instead (`storage_unavailable`), or nil once
-    /// every output is stored (or without `--objects`). A cancel that comes meanwhile is taken once the
-    /// upload ends (the caller removes the objects then).
-    private func storeObjects(_ id: String, _ done: JobExecutor.Outcome, _ jobs: isolated JobService) async
-        -> JobError?
-    {
+    /// Puts the outputs of a successful run, attempt `attempt` of the job, into the bucket (`--objects`)
+    /// under keys of that attempt before the job may succeed, saying so in the job's log first; returns why
+    /// the job fails instead (`storage_unavailable`), or nil once every output is stored (or without
+    /// `--objects`). A cancel that comes meanwhile is taken once the upload ends (the caller removes the
+    /// objects then).
+    private func storeObjects(
+        _ id: String, attempt: Int, _ done: JobExecutor.Outcome, _ jobs: isolated JobService
+    ) async -> JobError? {
         guard let objects = jobs.objects else { return nil }
         do {
             let (store, count, bytes) = (jobs.store, done.outputs.count, done.outputs.reduce(0) { $0 + $1.size })
@@ -202,7 +203,8 @@ final class RunTracker {
                 log.write("storing \(count) outputs (\(bytes) bytes) in the bucket")
                 log.close()
             }
-            try await objects.upload(done.outputs, ofJob: id, from: jobs.store.outputDirectory(id: id))
+            try await objects.upload(
+                done.outputs, ofJob: id, attempt: attempt, from: jobs.store.outputDirectory(id: id))
             return nil
         } catch let error as MediaError {
             return JobError(code: error.code.rawValue, message: error.message)

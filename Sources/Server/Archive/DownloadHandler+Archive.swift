@@ -22,7 +22,7 @@ extension DownloadHandler {
         let entries = record.outputs.map { output in
             OutputArchive.Entry(
                 name: output.name,
-                source: objects.map { .object($0, job: record.id, output: output.name) }
+                source: objects.map { .object($0, job: record.id, attempt: record.attempts, output: output.name) }
                     ?? .file(store.outputPath(id: record.id, name: output.name)),
                 size: output.size)
         }

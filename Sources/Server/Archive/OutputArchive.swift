@@ -11,8 +11,9 @@ struct OutputArchive: Sendable {
     enum Source: Sendable {
         /// A file in the data directory.
         case file(String)
-        /// Output `output` of job `job` in the bucket of `--objects`, streamed from the store.
-        case object(JobObjects, job: String, output: String)
+        /// Output `output` of run `attempt` of job `job` (the run that succeeded) in the bucket of
+        /// `--objects`, streamed from the store.
+        case object(JobObjects, job: String, attempt: Int, output: String)
     }
 
     struct Entry: Sendable {
@@ -38,8 +39,9 @@ struct OutputArchive: Sendable {
                     ByteBuffer(bytes: TarHeader(name: entry.name, size: entry.size, modified: modified).blocks))
                 switch entry.source {
                 case .file(let path): try await sendFile(path, size: entry.size, to: writer)
-                case .object(let objects, let job, let output):
-                    try await sendObject(objects, job: job, output: output, size: entry.size, to: writer)
+                case .object(let objects, let job, let attempt, let output):
+                    try await sendObject(
+                        objects, job: job, attempt: attempt, output: output, size: entry.size, to: writer)
                 }
                 let padding = TarHeader.padding(after: entry.size)
                 if padding > 0 { try await writer.write(ByteBuffer(repeating: 0, count: padding)) }
@@ -77,10 +79,10 @@ struct OutputArchive: Sendable {
     /// Sends the object's bytes as the store gives them, each chunk once the client took the previous one;
     /// an object of another size than the record's stops the archive (its entry would be cut or overrun).
     private func sendObject(
-        _ objects: JobObjects, job: String, output: String, size: Int64, to writer: StreamWriter
+        _ objects: JobObjects, job: String, attempt: Int, output: String, size: Int64, to writer: StreamWriter
     ) async throws {
         let sent = ByteCount()
-        try await objects.stream(job: job, output: output, range: nil) { chunk in
+        try await objects.stream(job: job, attempt: attempt, output: output, range: nil) { chunk in
             guard sent.add(chunk.readableBytes) <= size else { throw ArchiveReadError() }
             try await writer.write(chunk)
         }

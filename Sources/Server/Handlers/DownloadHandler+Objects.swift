@@ -13,7 +13,7 @@ extension DownloadHandler {
     /// `302 Found` to a presigned GET of the output, valid for `ObjectSettings.downloadExpiry` seconds: not
     /// to be kept by caches longer than that (`private, max-age` of a fifth of it).
     func redirect(_ output: JobOutput, of record: JobRecord, to objects: JobObjects) throws -> Response {
-        let location = try objects.presignedURL(job: record.id, output: output.name)
+        let location = try objects.presignedURL(job: record.id, attempt: record.attempts, output: output.name)
         return Response(
             status: .found,
             headers: [
@@ -33,11 +33,13 @@ extension DownloadHandler {
             headers.add(name: "content-range", value: "bytes \(range.start)-\(range.end - 1)/\(output.size)")
         }
         let id = record.id
-        let name = output.name
+        let (name, attempt) = (output.name, record.attempts)
         let wanted = range.map { $0.start...($0.end - 1) }
         let body = ResponseStream { writer in
             do {
-                try await objects.stream(job: id, output: name, range: wanted) { try await writer.write($0) }
+                try await objects.stream(job: id, attempt: attempt, output: name, range: wanted) {
+                    try await writer.write($0)
+                }
             } catch {
                 Logger(label: "mediad.downloads").error(
                     "streaming an output from the object store failed",

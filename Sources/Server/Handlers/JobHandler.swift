@@ -54,7 +54,7 @@ struct JobHandler {
         // this one lost its scratch directory).
         guard let objects = jobs.objects, record.state.isTerminal else { return .text("") }
         do {
-            let bytes = try await objects.log(job: record.id, limit: 1 << 20) ?? []
+            let bytes = try await objects.log(job: record.id, attempt: record.attempts, limit: 1 << 20) ?? []
             return .text(String(decoding: bytes, as: UTF8.self))
         } catch {
             throw ServiceError(

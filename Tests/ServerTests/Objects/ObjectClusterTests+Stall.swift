@@ -6,7 +6,8 @@ extension ObjectClusterTests {
     /// A replica that stalls (SIGSTOP) while its run's outputs go up to the bucket, past its lease: r1 takes
     /// the job over and it succeeds there; when r3 goes on, its upload ends, its end is refused (the lease
     /// is gone) and it knows the job as r1 ended it. Matroska outputs differ from run to run (their date),
-    /// so an upload of r3's landing over r1's shows in the bytes served.
+    /// so an upload of r3's landing over r1's would show in the bytes served; each run's objects are under
+    /// its attempt, and downloads read the attempt the record names.
     @Test func aStalledReplicasUploadLeavesTheOutputsOfTheRunThatTookOver() throws {
         let postgres = try DatabaseReplicaTests.database()
         defer { postgres.shutdown() }
@@ -59,18 +60,14 @@ extension ObjectClusterTests {
         // Its end refused, r3 knows the job as the database has it: succeeded on r1.
         let known = try DatabaseReplicaTests.job(r3, id, wait: 60)
         #expect(known["state"] as? String == "succeeded" && known["replica"] as? String == "r1", "\(known)")
-        // Known issue: the outputs' keys are the job's, not the run's, and nothing fences a put by the lease,
-        // so the stalled run's upload, when it lands after r1's, replaces r1's object with its own bytes
-        // (the job's log likewise). Whether it lands after r1's depends on whether r3 had sent its PUT
-        // before it stalled, hence intermittent.
-        withKnownIssue(
-            "a stalled replica's upload replaces the outputs of the run that took over", isIntermittent: true
-        ) {
-            for (name, server) in [("r1", r1), ("r3", r3)] {
-                let wrong = try Self.mismatches([expected], from: server, scratch: scratch)
-                #expect(wrong.isEmpty, "fetched from \(name): \(wrong)")
-            }
+        // r3's run put its outputs and the job's log under its own attempt (1), whether before or after r1's
+        // run (2) put its own: every replica serves r1's, the ones the record names.
+        for (name, server) in [("r1", r1), ("r3", r3)] {
+            let wrong = try Self.mismatches([expected], from: server, scratch: scratch)
+            #expect(wrong.isEmpty, "fetched from \(name): \(wrong)")
         }
+        let stored = try s3.read("stall/jobs/\(id)/runs/2/outputs/\(output["name"] as? String ?? "")")
+        #expect(stored["sha256"] as? String == expected.sha256, "\(stored)")
         #expect(try s3.list("stall/").uploads.isEmpty)
     }
 }

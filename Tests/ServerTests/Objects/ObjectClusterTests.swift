@@ -138,10 +138,12 @@ import Testing
         for id in ids {
             let listedOutputs = listed[id]?["outputs"] as? [[String: Any]] ?? []
             #expect(!listedOutputs.isEmpty, "\(id) lists no output")
-            keys[id] = ["inputs/input", "job.log"]
+            // What a run writes is under its attempt: the one the record names, which succeeded.
+            let run = "runs/\(listed[id]?["attempts"] as? Int ?? 0)/"
+            keys[id] = ["inputs/input", run + "job.log"]
             for output in listedOutputs {
                 let name = output["name"] as? String ?? ""
-                keys[id]?.insert("outputs/" + name)
+                keys[id]?.insert(run + "outputs/" + name)
                 outputs.append(
                     Expected(
                         path: output["url"] as? String ?? "", sha256: output["sha256"] as? String ?? "",

@@ -197,8 +197,8 @@ extension ObjectInputsTests {
             #expect(replicas.outputsOnB(id).isEmpty, "\(replicas.outputsOnB(id))")
             #expect(replicas.stagedSize(id) == nil, "the partial input is removed")
             try replicas.s3.restart()
-            let left = try replicas.s3.list("staged/jobs/\(id)/outputs/")
-            #expect(left.objects.isEmpty && left.uploads.isEmpty, "\(left)")
+            let left = try replicas.s3.list("staged/jobs/\(id)/runs/")
+            #expect(left.objects.allSatisfy { $0.hasSuffix("/job.log") } && left.uploads.isEmpty, "\(left)")
         }
     }
 
@@ -224,7 +224,7 @@ extension ObjectInputsTests {
         #expect(log.contains("failed: staging its input from the bucket failed: input_object_mismatch"), "\(log)")
         #expect(replicas.outputsOnB(id).isEmpty, "\(replicas.outputsOnB(id))")
         #expect(replicas.stagedSize(id) == nil, "the input that is not the job's is removed")
-        let left = try replicas.s3.list("staged/jobs/\(id)/outputs/")
-        #expect(left.objects.isEmpty && left.uploads.isEmpty, "\(left)")
+        let left = try replicas.s3.list("staged/jobs/\(id)/runs/")
+        #expect(left.objects.allSatisfy { $0.hasSuffix("/job.log") } && left.uploads.isEmpty, "\(left)")
     }
 }

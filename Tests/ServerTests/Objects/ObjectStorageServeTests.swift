@@ -34,7 +34,7 @@ import Testing
             !String(decoding: try JSONSerialization.data(withJSONObject: job), as: UTF8.self).contains("media/jobs"))
 
         // The object is in the bucket with the recorded size and SHA-256, as boto3 reads it.
-        let key = "media/jobs/\(id)/outputs/\(name)"
+        let key = "media/jobs/\(id)/runs/1/outputs/\(name)"
         let stored = try s3.read(key)
         #expect(stored["sha256"] as? String == sha256)
         #expect(stored["size"] as? Int == size)
@@ -45,7 +45,7 @@ import Testing
         let redirect = try Curl.run(server.url("/jobs/\(id)/outputs/\(name)"))
         #expect(redirect.status == 302, "\(redirect.text)")
         let location = try #require(redirect.headers["location"])
-        #expect(location.hasPrefix(s3.endpoint + "/mediad/media/jobs/\(id)/outputs/"), "\(location)")
+        #expect(location.hasPrefix(s3.endpoint + "/mediad/media/jobs/\(id)/runs/1/outputs/"), "\(location)")
         #expect(location.contains("X-Amz-Signature=") && location.contains("X-Amz-Expires=300"), "\(location)")
         let followed = try Curl.run(server.url("/jobs/\(id)/output"), ["-L"])
         #expect(followed.status == 200)
@@ -269,7 +269,7 @@ import Testing
         #expect(job["state"] as? String == "cancelled", "\(job)")
         // What stays is the log of the ended job, which the bucket keeps until the job is deleted.
         let left = try s3.list("cancel/jobs/\(id)/")
-        #expect(left.objects == ["cancel/jobs/\(id)/job.log"] && left.uploads.isEmpty, "\(left)")
+        #expect(left.objects == ["cancel/jobs/\(id)/runs/1/job.log"] && left.uploads.isEmpty, "\(left)")
         #expect(try Curl.run(server.url("/jobs/\(id)"), ["-X", "DELETE"]).status == 204)
         #expect(try s3.list("cancel/jobs/\(id)/").objects.isEmpty)
     }

@@ -120,7 +120,7 @@ import Testing
         let output = try #require((job["outputs"] as? [[String: Any]])?.first)
         let name = try #require(output["name"] as? String)
         #expect((output["size"] as? Int ?? 0) > 16 << 20, "a multipart upload: \(output)")
-        let stored = try s3.read("out/jobs/\(id)/outputs/\(name)")
+        let stored = try s3.read("out/jobs/\(id)/runs/1/outputs/\(name)")
         #expect(stored["sha256"] as? String == output["sha256"] as? String)
         #expect(stored["size"] as? Int == output["size"] as? Int)
         #expect(try s3.list("out/jobs/\(id)/").uploads.isEmpty)
@@ -149,7 +149,7 @@ import Testing
 
         try s3.restart()
         try Self.waitForLog(log, "removed what failed uploads left in the bucket")
-        let left = try s3.list("outdown/jobs/\(id)/outputs/")
+        let left = try s3.list("outdown/jobs/\(id)/runs/1/outputs/")
         #expect(left.objects.isEmpty && left.uploads.isEmpty, "\(left)")
         #expect(try s3.list("outdown/jobs/").uploads.isEmpty)
     }
