@@ -15,14 +15,6 @@ extension S3Client {
             Request(
                 method: .PUT, key: try location.objectKey(key),
                 headers: [("x-amz-copy-source", CanonicalRequest.encodedPath(from))], operation: operation))
-        let answer = try? S3XML.parse(response.body)
-        if answer?.name == "Error" {
-            throw S3Error.response(status: response.status, body: response.body, operation: operation)
-        }
-        guard let etag = answer?.text(of: "ETag") else {
-            throw S3Error(
-                code: "InvalidResponse", status: response.status, message: "\(operation): no ETag in the answer")
-        }
-        return etag
+        return try response.eTagOfAnswer(operation)
     }
 }

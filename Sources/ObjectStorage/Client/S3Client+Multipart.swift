@@ -99,15 +99,7 @@ extension S3Client {
             guard let info = try await headObject(key) else { throw error }
             return info.etag
         }
-        let answer = try? S3XML.parse(response.body)
-        if answer?.name == "Error" {
-            throw S3Error.response(status: response.status, body: response.body, operation: operation)
-        }
-        guard let etag = answer?.text(of: "ETag") else {
-            throw S3Error(
-                code: "InvalidResponse", status: response.status, message: "\(operation): no ETag in the answer")
-        }
-        return etag
+        return try response.eTagOfAnswer(operation)
     }
 
     /// Drops the upload and its parts.

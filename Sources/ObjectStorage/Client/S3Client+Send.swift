@@ -27,6 +27,17 @@ extension S3Client {
         var body: [UInt8]
         /// How many times the request was sent: more than 1 when an attempt failed on the way.
         var attempts = 1
+
+        /// The `ETag` of a CopyObject or CompleteMultipartUpload answer, whose 200 may still carry an S3
+        /// error document (the store failed after it began answering): that error, thrown as an `S3Error`.
+        func eTagOfAnswer(_ operation: String) throws -> String {
+            let answer = try? S3XML.parse(body)
+            if answer?.name == "Error" { throw S3Error.response(status: status, body: body, operation: operation) }
+            guard let etag = answer?.text(of: "ETag") else {
+                throw S3Error(code: "InvalidResponse", status: status, message: "\(operation): no ETag in the answer")
+            }
+            return etag
+        }
     }
 
     /// Sends `request`, signed afresh for each attempt, retrying as `retry` says (a failure worth retrying,
